@@ -1,0 +1,50 @@
+"""Games per second on one thread: compiled core vs the pure-Python reference, on the same seeded games.
+
+JIT compile time is excluded (one warm-up batch first). Run: python bench/bench_games.py [--games N]
+[--ref-games M]. Prints one line per format and bot pairing, and the ratio core / reference.
+"""
+import argparse
+import time
+
+import numpy as np
+
+from khasino_sim import reference as ref
+from khasino_sim.engine import play_games
+
+PAIRINGS = {"random": ("random", "random"), "greedy": ("greedy", "greedy")}
+
+
+def core_rate(fmt, bots, n, repeats=3):
+    seeds = np.arange(n, dtype=np.uint64)
+    table = np.array([bots] * n)
+    play_games(fmt, seeds[:50], table[:50])            # compile / load from cache
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        play_games(fmt, seeds, table)
+        best = min(best, time.perf_counter() - t)
+    return n / best
+
+
+def ref_rate(fmt, bots, n):
+    t = time.perf_counter()
+    for seed in range(n):
+        ref.play_game(fmt, seed, bots)
+    return n / (time.perf_counter() - t)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--ref-games", type=int, default=200)
+    args = ap.parse_args()
+    print(f"{'format':<9} {'bots':<7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8}")
+    for fmt in ("khasino", "durban"):
+        for name, bots in PAIRINGS.items():
+            c = core_rate(fmt, bots, args.games)
+            r = ref_rate(fmt, bots, args.ref_games)
+            print(f"{fmt:<9} {name:<7} {c:>13,.0f} {r:>12,.1f} {c / r:>7,.0f}x", flush=True)
+
+
+if __name__ == "__main__":
+    main()

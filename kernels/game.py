@@ -1,0 +1,138 @@
+"""Whole games inside one compiled call: deal, then generate / choose / apply / advance until the end."""
+import numpy as np
+from numba import njit
+
+from .bits import lowbit_index, popcount
+from .bots import choose, observe
+from .layout import (
+    S_TO_MOVE, S_OVER, S_TURN, S_LAST_CAP, S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE,
+    S_STOCK, S_STOCK_POS, S_STOCK_LEN,
+    MAX_GROUPS, MAX_PILE, MAX_VALUE, MAX_MOVES, STATE_SIZE, STATS_SIZE, OBS_SIZE,
+    R_SEATS, R_DECK, R_MAX_BUILD_VALUE,
+    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
+    M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, MOVE_FIELDS, WS_MOVES, WS_OBS, C_OVERFLOW,
+    G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_SEAT0, SEAT_FIELDS,
+    SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
+    SEAT_TRAILS, SEAT_FOLLOWUPS,
+)
+from .movegen import generate, new_workspace
+from .rng import bot_stream_seed
+from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance, score
+
+_KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def cards_accounted(st, rules):
+    """Every card of the deck is in exactly one place: a hand, the table, a pile or the undealt stock."""
+    seen = 0
+    total = 0
+    for s in range(rules[R_SEATS]):
+        h = st[S_HANDS + 2 * s]
+        if h & seen:
+            return False
+        seen |= h
+        total += popcount(h)
+        for i in range(st[S_PLEN + s]):
+            b = 1 << st[S_PILE + s * MAX_PILE + i]
+            if b & seen:
+                return False
+            seen |= b
+            total += 1
+    if st[S_LOOSE] & seen:
+        return False
+    seen |= st[S_LOOSE]
+    total += popcount(st[S_LOOSE])
+    for v in range(1, MAX_VALUE + 1):
+        if st[S_BOWNER + v] >= 0:
+            for i in range(st[S_BNG + v]):
+                g = st[S_BGROUPS + v * MAX_GROUPS + i]
+                if g & seen:
+                    return False
+                seen |= g
+                total += popcount(g)
+                m = g
+                gs = 0
+                while m:
+                    b = m & -m
+                    m ^= b
+                    gs += (lowbit_index(b) >> 2) + 1
+                if gs != v:
+                    return False
+    for i in range(st[S_STOCK_POS], st[S_STOCK_LEN]):
+        b = 1 << st[S_STOCK + i]
+        if b & seen:
+            return False
+        seen |= b
+        total += 1
+    return total == rules[R_DECK] and seen == (1 << rules[R_DECK]) - 1
+
+
+@njit(cache=True, nogil=True)
+def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
+    """Play the game in `st` to the end. bots[seat] is a bot id. trace (if long enough) receives the key of
+    every move played (-1 rows for K11 fallbacks); returns the number of moves played."""
+    turns = 0
+    while st[S_OVER] == 0:
+        p = st[S_TO_MOVE]
+        n = generate(st, rules, p, ws)
+        if ws[C_OVERFLOW]:
+            stats[G_OVERFLOW] = 1
+        o = G_SEAT0 + p * SEAT_FIELDS
+        if n == 0:
+            stats[G_NO_MOVE] += 1
+            trail_fallback(st, p)
+            stats[o + SEAT_TRAILS] += 1
+            if turns < trace.shape[0]:
+                trace[turns] = -1
+        else:
+            observe(st, rules, p, ws, WS_OBS)
+            m = choose(bots[p], ws, n, bot_stream)
+            r = WS_MOVES + m * MOVE_FIELDS
+            kind = ws[r + M_KIND]
+            stats[o + _KIND_COUNTER[kind]] += 1
+            if kind == KIND_CAPTURE and ws[r + M_TARGET] > 0:
+                stats[o + SEAT_BUILDS_CAPTURED] += 1
+            stats[o + SEAT_PILE_TAKEN] += ws[r + M_PILE_USED]
+            stats[o + SEAT_FOLLOWUPS] += ws[r + M_FCOUNT]
+            if turns < trace.shape[0]:
+                trace[turns] = ws[r + M_KEY]
+            apply_move(st, rules, p, ws, m)
+        advance(st, rules, p)
+        turns += 1
+        if check and not cards_accounted(st, rules):
+            stats[G_BAD] += 1
+    stats[G_TURNS] = turns
+    stats[G_LAST_CAP] = st[S_LAST_CAP]
+    stats[G_WINNER] = score(st, rules, stats)
+    return turns
+
+
+@njit(cache=True, nogil=True)
+def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check):
+    """Deal from the game seed and play one whole game; results in the statistics row `stats`."""
+    stats[:] = 0
+    stats[G_SEED] = np.int64(game_seed)
+    shuffle_deck(deck, rules[R_DECK], game_seed)
+    init_state(st, rules, deck)
+    stream = np.empty(1, dtype=np.uint64)
+    stream[0] = bot_stream_seed(game_seed)
+    return run_game(rules, bots, stream, st, ws, stats, trace, check)
+
+
+@njit(cache=True, nogil=True)
+def _play_batch(rules, seeds, bots, out, check, ws):
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    deck = np.zeros(104, dtype=np.int64)
+    trace = np.zeros(0, dtype=np.int64)
+    for g in range(seeds.shape[0]):
+        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check)
+
+
+def play_batch(rules, seeds, bots, check=False):
+    """Play len(seeds) games; bots is (n_games, n_seats) bot ids. Returns the (n_games, STATS_SIZE) rows."""
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    bots = np.ascontiguousarray(bots, dtype=np.int64)
+    out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
+    _play_batch(rules, seeds, bots, out, check, new_workspace())
+    return out

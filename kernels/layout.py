@@ -1,0 +1,147 @@
+"""Fixed layouts of the flat int64 arrays the kernels share: state, ruleset record, move records, statistics.
+
+The state is one int64 vector so a copy (for a rollout) is a single small array copy; every offset is a
+module constant, which Numba folds into the compiled code. Sizes cover every format RULINGS.md lists
+(docs/ENGINE.md, "Growing the state").
+"""
+
+MAX_SEATS = 6
+MAX_VALUE = 13          # builds are indexed by value 1..13 (face_values Cassino reaches 13)
+MAX_GROUPS = 28         # groups one build can hold
+MAX_PILE = 104          # a double deck
+MAX_CARDS = 104
+
+# ---- state vector -------------------------------------------------------------------------------------------
+S_TO_MOVE = 0           # seat to play, -1 when the game is over
+S_DEAL = 1              # 1-based deal number
+S_LAST_CAP = 2          # seat of the last capture, -1 if none
+S_OVER = 3              # 1 once the K12 sweep is made
+S_STOCK_POS = 4         # next stock card to deal
+S_STOCK_LEN = 5         # number of cards in the stock list
+S_TURN = 6              # moves played so far
+S_LAST_MOVER = 7        # seat that played the last card (P2)
+S_LOOSE = 8             # loose cards, mask (card ids 0..63)
+S_LOOSE_HI = 9          # second word for 104-card decks (unused by 40/52-card formats)
+S_HANDS = 10            # hand masks: S_HANDS + 2*seat (+1 for the high word)
+S_BOWNER = S_HANDS + 2 * MAX_SEATS                  # owner of the build of value v at S_BOWNER + v, -1 none
+S_BNG = S_BOWNER + MAX_VALUE + 1                    # number of groups of the build of value v
+S_BGROUPS = S_BNG + MAX_VALUE + 1                   # group masks: S_BGROUPS + v*MAX_GROUPS + i, oldest first
+S_PLEN = S_BGROUPS + (MAX_VALUE + 1) * MAX_GROUPS   # pile lengths per seat
+S_PILE = S_PLEN + MAX_SEATS                         # pile cards: S_PILE + seat*MAX_PILE + i, bottom first
+S_STOCK = S_PILE + MAX_SEATS * MAX_PILE             # stock card ids in deal order
+STATE_SIZE = S_STOCK + MAX_CARDS
+
+# ---- ruleset record ------------------------------------------------------------------------------------------
+R_SEATS = 0             # number of seats
+R_DECK = 1              # 40 or 52
+R_DEALS = 2             # number of deals
+R_HAND = 3              # cards per seat per deal
+R_TABLE_INIT = 4        # loose cards dealt to the table at the start
+R_TRAIL_SAME = 5        # K11: no trail of a value present loose or as a build
+R_TRAIL_OWN_FIRST = 6   # K11: no trail during the first deal while owning a build
+R_MAX_BUILDS = 7        # builds a player may own at once, 0 = unlimited (K5, P6)
+R_CHANGE = 8            # K7: 0 = simple two-card build, played card alone; 1 = any simple build, extra cards
+R_FOLLOW = 9            # K9 follow-ups
+R_PILES = 10            # K8: opponents' exposed pile cards usable
+R_MAX_BUILD_VALUE = 11  # highest build value (10 in Khasino)
+R_MOST_CARDS = 12       # points for most cards (K13)
+R_MOST_SPADES = 13      # points for most spades
+R_SPLIT_TIES = 14       # 1: a tie for most cards/spades splits the points
+R_POINT_MASK = 15       # mask of the cards worth points
+R_CARD_POINTS = 16      # points of card id c at R_CARD_POINTS + c (52 entries)
+RULES_SIZE = R_CARD_POINTS + 52
+
+# ---- move records ----------------------------------------------------------------------------------------------
+KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL = 0, 1, 2, 3, 4
+KIND_NAMES = ("capture", "build", "load", "change", "trail")
+
+M_CARD = 0              # played card id
+M_KIND = 1
+M_VALUE = 2             # capture: card value; build/load: build value; change: new value; trail: card value
+M_TARGET = 3            # capture: captured build value (0 none); load: build value; change: old value
+M_USED = 4              # mask of loose and pile cards the main action uses
+M_GSTART = 5            # main-action groups in the group pool (captured groups, or the new/added groups)
+M_GCOUNT = 6
+M_FSTART = 7            # follow-up groups in the pool (mask, build value)
+M_FCOUNT = 8
+M_KEY = 9               # the move key (docs/ENGINE.md), as the bits of an unsigned 64-bit integer
+M_POINTS = 10           # greedy features
+M_CARDS = 11
+M_SPADES = 12
+M_TABLE_POINTS = 13
+M_PILE_USED = 14        # opponent pile cards the move uses
+MOVE_FIELDS = 16
+
+MAX_MOVES = 1 << 18       # candidate moves per position (overflow is flagged, never silent)
+MAX_POOL = 1 << 21      # group pool entries per position
+MAX_SUBSETS = 8192      # card subsets with sum <= max build value per position
+WORK_LEN = 4096         # length of each work row (selection stacks, group buffers, follow-up candidates)
+
+# ---- per-game statistics row ---------------------------------------------------------------------------------
+G_TURNS = 0
+G_LAST_CAP = 1
+G_NO_MOVE = 2           # positions with no legal move (K11 fallback); 0 in reachable play
+G_OVERFLOW = 3          # a scratch buffer overflowed; the game is not exact and is reported as an error
+G_WINNER = 4            # winning seat (-1 on a tie, impossible in 1v1 Khasino)
+G_BAD = 5               # positions failing the card-accounting check (when checking is on)
+G_SEED = 6              # the game seed (bits of the unsigned 64-bit value)
+G_SEAT0 = 8             # first per-seat block
+(SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
+ SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
+ SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS) = range(16)
+SEAT_FIELDS = 16
+SEAT_FIELD_NAMES = ("score", "cards", "spades", "aces", "two_spades", "ten_diamonds", "most_cards",
+                    "most_spades", "captures", "builds", "loads", "changes", "builds_captured",
+                    "pile_cards_taken", "trails", "followups")
+STATS_SIZE = G_SEAT0 + MAX_SEATS * SEAT_FIELDS
+
+# ---- bots -----------------------------------------------------------------------------------------------------
+BOT_RANDOM, BOT_GREEDY = 0, 1
+BOT_NAMES = ("random", "greedy")
+
+# ---- observation (what a seat sees, docs/ENGINE.md "Bots") -------------------------------------------------
+O_SEAT = 0
+O_HAND = 1
+O_LOOSE = 2
+O_DEAL = 3
+O_STOCK_LEFT = 4
+O_PILE_TOP = 5                          # per seat, -1 for an empty pile
+O_PILE_LEN = O_PILE_TOP + MAX_SEATS
+O_BOWNER = O_PILE_LEN + MAX_SEATS       # per value, -1 none
+O_BCARDS = O_BOWNER + MAX_VALUE + 1     # per value, mask of the build's cards
+O_HAND_SIZES = O_BCARDS + MAX_VALUE + 1
+OBS_SIZE = O_HAND_SIZES + MAX_SEATS
+
+# ---- workspace: one flat int64 vector per thread holding every scratch buffer ---------------------------------
+# (no array views are taken in the per-move path: a view costs two atomic reference-count updates)
+PREFIX_STRIDE = 64
+C_N = 0                 # candidate moves written
+C_NPOOL = 1             # group-pool entries written
+C_OVERFLOW = 2          # a buffer overflowed
+C_NOPP = 3              # opponents whose piles are usable
+C_OPP = 4               # their seats
+C_PMASK = C_OPP + MAX_SEATS          # mask of each opponent's reachable pile cards
+C_PLEN = C_PMASK + MAX_SEATS         # each opponent's pile length
+C_PREFIX = C_PLEN + MAX_SEATS        # C_PREFIX + j*PREFIX_STRIDE + k: mask of the top k cards of opponent j
+C_BSTART = C_PREFIX + MAX_SEATS * PREFIX_STRIDE   # subsets with sum s: [ws[C_BSTART+s], ws[C_BEND+s])
+C_BEND = C_BSTART + MAX_VALUE + 2
+C_HV = C_BEND + MAX_VALUE + 2        # hand cards of each value
+C_OWNED = C_HV + MAX_VALUE + 1       # values of the builds the mover owns
+C_NOWNED = C_OWNED + MAX_VALUE + 1
+C_TABLE_POINTS = C_NOWNED + 1        # points on the table before the move
+C_NSUB = C_TABLE_POINTS + 1
+C_CTL = C_NSUB + 1                   # 4 slots: two selection-stack controls (depth, next index)
+CTX_SIZE = C_CTL + 4
+
+SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS = 0, 1, 2, 3, 4
+SUB_ROWS = 5
+W_SEL1, W_USED1, W_SEL2, W_USED2, W_GBUF, W_FMASK, W_FVAL = 0, 1, 2, 3, 4, 5, 6
+WORK_ROWS = 7
+
+WS_SUB = CTX_SIZE                                  # ws[WS_SUB + row*MAX_SUBSETS + k]
+WS_WORK = WS_SUB + SUB_ROWS * MAX_SUBSETS          # ws[WS_WORK + row*WORK_LEN + k]
+WS_MOVES = WS_WORK + WORK_ROWS * WORK_LEN          # ws[WS_MOVES + m*MOVE_FIELDS + field]
+WS_POOL = WS_MOVES + MAX_MOVES * MOVE_FIELDS       # ws[WS_POOL + 2*i] group mask, ws[WS_POOL + 2*i + 1] build value
+WS_KEYS = WS_POOL + 2 * MAX_POOL                   # bots' key buffer
+WS_OBS = WS_KEYS + MAX_MOVES                       # the observation handed to a bot
+WS_SIZE = WS_OBS + OBS_SIZE

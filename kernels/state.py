@@ -1,0 +1,292 @@
+"""The functional core on the flat state vector: init (deal), step (apply a move, then advance), terminal
+sweep, scoring and the full position hash. All in place on preallocated arrays."""
+import numpy as np
+from numba import njit
+
+from .bits import lowbit_index, popcount, card_value, SPADES_MASK, TWO_SPADES, TEN_DIAMONDS, ACES_MASK
+from .layout import (
+    S_TO_MOVE, S_DEAL, S_LAST_CAP, S_OVER, S_STOCK_POS, S_STOCK_LEN, S_TURN, S_LAST_MOVER, S_LOOSE,
+    S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
+    MAX_GROUPS, MAX_PILE, MAX_VALUE, MAX_SEATS,
+    R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
+    R_CARD_POINTS,
+    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
+    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GSTART, M_GCOUNT, M_FSTART, M_FCOUNT, MOVE_FIELDS,
+    WS_MOVES, WS_POOL,
+    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
+    SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES,
+)
+from .rng import next_u64, zterm
+
+SPADES = np.int64(SPADES_MASK)
+
+
+@njit(cache=True, nogil=True)
+def shuffle_deck(deck, n, game_seed):
+    """Fisher-Yates shuffle of deck[:n] = 0..n-1 from the deal stream (docs/ENGINE.md)."""
+    stream = np.empty(1, dtype=np.uint64)   # one small allocation per game, not per move
+    stream[0] = np.uint64(game_seed)
+    for i in range(n):
+        deck[i] = i
+    for i in range(n - 1, 0, -1):
+        j = np.int64(next_u64(stream) % np.uint64(i + 1))
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+
+
+@njit(cache=True, nogil=True)
+def deal_round(st, rules):
+    """Deal R_HAND cards to each seat from the stock (K14: seat order, consecutive cards)."""
+    pos = st[S_STOCK_POS]
+    for s in range(rules[R_SEATS]):
+        h = st[S_HANDS + 2 * s]
+        for _ in range(rules[R_HAND]):
+            h |= 1 << st[S_STOCK + pos]
+            pos += 1
+        st[S_HANDS + 2 * s] = h
+    st[S_STOCK_POS] = pos
+
+
+@njit(cache=True, nogil=True)
+def init_state(st, rules, deck):
+    """The position before the first move, from an explicit deck order (the injectable deal step)."""
+    st[:] = 0
+    st[S_LAST_CAP] = -1
+    st[S_LAST_MOVER] = -1
+    for v in range(MAX_VALUE + 1):
+        st[S_BOWNER + v] = -1
+    n = rules[R_DECK]
+    for i in range(n):
+        st[S_STOCK + i] = deck[i]
+    st[S_STOCK_LEN] = n
+    for i in range(rules[R_TABLE_INIT]):
+        st[S_LOOSE] |= 1 << st[S_STOCK + i]
+    st[S_STOCK_POS] = rules[R_TABLE_INIT]
+    st[S_DEAL] = 1
+    deal_round(st, rules)
+    st[S_TO_MOVE] = 0
+
+
+@njit(cache=True, nogil=True)
+def push_group(st, seat, g, top_rank):
+    """Put group g on seat's pile in K10 order: higher rank underneath, equal ranks S, H, D, C upwards."""
+    base = S_PILE + seat * MAX_PILE
+    pos = st[S_PLEN + seat]
+    for r in range(top_rank, -1, -1):
+        nib = (g >> (4 * r)) & 15
+        if nib:
+            for s in range(4):
+                if (nib >> s) & 1:
+                    st[base + pos] = 4 * r + s
+                    pos += 1
+    st[S_PLEN + seat] = pos
+
+
+@njit(cache=True, nogil=True)
+def remove_build(st, v):
+    st[S_BOWNER + v] = -1
+    st[S_BNG + v] = 0
+
+
+@njit(cache=True, nogil=True)
+def apply_move(st, rules, p, ws, m):
+    """Play candidate m of the workspace move list for seat p (position right after it; no deal, no sweep)."""
+    r = WS_MOVES + m * MOVE_FIELDS
+    c = ws[r + M_CARD]
+    kind = ws[r + M_KIND]
+    value = ws[r + M_VALUE]
+    target = ws[r + M_TARGET]
+    used = ws[r + M_USED]
+    top_rank = (rules[R_DECK] >> 2) - 1
+    st[S_HANDS + 2 * p] &= ~(1 << c)
+    loose = st[S_LOOSE]
+    pile_cards = used & ~loose
+    st[S_LOOSE] = loose & ~used
+    if pile_cards:  # K8: remove the used top cards of each opponent pile
+        for s in range(rules[R_SEATS]):
+            if s == p:
+                continue
+            base = S_PILE + s * MAX_PILE
+            while st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
+                st[S_PLEN + s] -= 1
+    g0 = WS_POOL + 2 * ws[r + M_GSTART]
+    ng = ws[r + M_GCOUNT]
+    if kind == KIND_CAPTURE:
+        if target > 0:
+            for i in range(st[S_BNG + target]):
+                push_group(st, p, st[S_BGROUPS + target * MAX_GROUPS + i], top_rank)
+            remove_build(st, target)
+        for i in range(ng):
+            push_group(st, p, ws[g0 + 2 * i], top_rank)
+        st[S_PILE + p * MAX_PILE + st[S_PLEN + p]] = c
+        st[S_PLEN + p] += 1
+        st[S_LAST_CAP] = p
+    elif kind == KIND_TRAIL:
+        st[S_LOOSE] |= 1 << c
+    elif kind == KIND_BUILD or kind == KIND_LOAD:
+        if kind == KIND_BUILD:
+            st[S_BOWNER + value] = p
+            st[S_BNG + value] = 0
+        base = st[S_BNG + value]
+        for i in range(ng):
+            st[S_BGROUPS + value * MAX_GROUPS + base + i] = ws[g0 + 2 * i]
+        st[S_BNG + value] = base + ng
+    else:  # change: the single group grows by the added cards, the build moves to its new value
+        grp = st[S_BGROUPS + target * MAX_GROUPS] | ws[g0]
+        remove_build(st, target)
+        st[S_BOWNER + value] = p
+        st[S_BNG + value] = 1
+        st[S_BGROUPS + value * MAX_GROUPS] = grp
+    f0 = WS_POOL + 2 * ws[r + M_FSTART]
+    for i in range(ws[r + M_FCOUNT]):  # K9 follow-ups, loose-only groups
+        g = ws[f0 + 2 * i]
+        w = ws[f0 + 2 * i + 1]
+        st[S_LOOSE] &= ~g
+        k = st[S_BNG + w]
+        st[S_BGROUPS + w * MAX_GROUPS + k] = g
+        st[S_BNG + w] = k + 1
+    st[S_LAST_MOVER] = p
+    st[S_TURN] += 1
+
+
+@njit(cache=True, nogil=True)
+def trail_fallback(st, p):
+    """K11: with no legal move at all, the lowest card of the hand is trailed."""
+    hand = st[S_HANDS + 2 * p]
+    b = hand & -hand
+    st[S_HANDS + 2 * p] = hand ^ b
+    st[S_LOOSE] |= b
+    st[S_LAST_MOVER] = p
+    st[S_TURN] += 1
+
+
+@njit(cache=True, nogil=True)
+def sweep(st, rules):
+    """K12/P2: the last capturer (else the last player, who is then recorded as last capturer) takes the
+    builds, then the loose cards."""
+    taker = st[S_LAST_CAP]
+    if taker < 0:
+        taker = st[S_LAST_MOVER]
+        st[S_LAST_CAP] = taker
+    top_rank = (rules[R_DECK] >> 2) - 1
+    for v in range(1, rules[R_MAX_BUILD_VALUE] + 1):
+        if st[S_BOWNER + v] >= 0:
+            for i in range(st[S_BNG + v]):
+                push_group(st, taker, st[S_BGROUPS + v * MAX_GROUPS + i], top_rank)
+            remove_build(st, v)
+    push_group(st, taker, st[S_LOOSE], top_rank)
+    st[S_LOOSE] = 0
+
+
+@njit(cache=True, nogil=True)
+def advance(st, rules, p):
+    """After seat p's move: pass the turn; deal when hands are empty and stock remains; else end (K12)."""
+    nseats = rules[R_SEATS]
+    empty = True
+    for s in range(nseats):
+        if st[S_HANDS + 2 * s] != 0:
+            empty = False
+    if not empty:
+        st[S_TO_MOVE] = (p + 1) % nseats
+        return
+    if st[S_STOCK_POS] < st[S_STOCK_LEN]:
+        deal_round(st, rules)
+        st[S_DEAL] += 1
+        st[S_TO_MOVE] = 0
+        return
+    sweep(st, rules)
+    st[S_OVER] = 1
+    st[S_TO_MOVE] = -1
+
+
+@njit(cache=True, nogil=True)
+def pile_mask(st, s):
+    m = 0
+    base = S_PILE + s * MAX_PILE
+    for i in range(st[S_PLEN + s]):
+        m |= 1 << st[base + i]
+    return m
+
+
+@njit(cache=True, nogil=True)
+def score(st, rules, out):
+    """K13 scoring into the per-seat blocks of a statistics row; returns the winning seat (-1 on a tie)."""
+    nseats = rules[R_SEATS]
+    best_cards = -1
+    best_spades = -1
+    n_best_cards = 0
+    n_best_spades = 0
+    for s in range(nseats):
+        m = pile_mask(st, s)
+        o = G_SEAT0 + s * SEAT_FIELDS
+        out[o + SEAT_CARDS] = popcount(m)
+        out[o + SEAT_SPADES] = popcount(m & SPADES)
+        out[o + SEAT_ACES] = popcount(m & ACES_MASK)
+        out[o + SEAT_TWO_SPADES] = (m >> TWO_SPADES) & 1
+        out[o + SEAT_TEN_DIAMONDS] = (m >> TEN_DIAMONDS) & 1
+        pts = 0
+        while m:
+            b = m & -m
+            m ^= b
+            pts += rules[R_CARD_POINTS + lowbit_index(b)]
+        out[o + SEAT_SCORE] = pts
+        if out[o + SEAT_CARDS] > best_cards:
+            best_cards = out[o + SEAT_CARDS]
+            n_best_cards = 0
+        if out[o + SEAT_CARDS] == best_cards:
+            n_best_cards += 1
+        if out[o + SEAT_SPADES] > best_spades:
+            best_spades = out[o + SEAT_SPADES]
+            n_best_spades = 0
+        if out[o + SEAT_SPADES] == best_spades:
+            n_best_spades += 1
+    for s in range(nseats):
+        o = G_SEAT0 + s * SEAT_FIELDS
+        mc = 0
+        ms = 0
+        if out[o + SEAT_CARDS] == best_cards and (n_best_cards == 1 or rules[R_SPLIT_TIES]):
+            mc = rules[R_MOST_CARDS] // n_best_cards
+        if out[o + SEAT_SPADES] == best_spades and (n_best_spades == 1 or rules[R_SPLIT_TIES]):
+            ms = rules[R_MOST_SPADES] // n_best_spades
+        out[o + SEAT_MOST_CARDS] = mc
+        out[o + SEAT_MOST_SPADES] = ms
+        out[o + SEAT_SCORE] += mc + ms
+    winner = -1
+    best = -1
+    for s in range(nseats):
+        sc = out[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE]
+        if sc > best:
+            best = sc
+            winner = s
+        elif sc == best:
+            winner = -1
+    return winner
+
+
+@njit(cache=True, nogil=True)
+def position_hash(st, rules):
+    """H of docs/ENGINE.md computed from scratch (tests check the incremental move keys against it)."""
+    h = np.uint64(0)
+    for s in range(rules[R_SEATS]):
+        m = st[S_HANDS + 2 * s]
+        while m:
+            b = m & -m
+            m ^= b
+            h ^= zterm(1, s, lowbit_index(b), 0)
+        for i in range(st[S_PLEN + s]):
+            h ^= zterm(5, s, i, st[S_PILE + s * MAX_PILE + i])
+    m = st[S_LOOSE]
+    while m:
+        b = m & -m
+        m ^= b
+        h ^= zterm(2, 0, lowbit_index(b), 0)
+    for v in range(1, MAX_VALUE + 1):
+        o = st[S_BOWNER + v]
+        if o >= 0:
+            h ^= zterm(3, v, o, 0)
+            for i in range(st[S_BNG + v]):
+                h ^= zterm(4, v, i, st[S_BGROUPS + v * MAX_GROUPS + i])
+    if st[S_LAST_CAP] >= 0:
+        h ^= zterm(6, st[S_LAST_CAP], 0, 0)
+    return h

@@ -1,0 +1,10 @@
+"""khasino-sim: exact, fast simulation of the Cassino family of card games.
+
+Python API: `khasino_sim.engine` (positions, moves, single games), `khasino_sim.formats` (the format
+registry). The compiled core is the top-level package `kernels`.
+"""
+__version__ = "0.1.0"
+
+# Bumped whenever the engine's behaviour changes (rules, dealing, bots, statistics): any change that can
+# alter a game played from the same seed. Stamped into every results file.
+ENGINE_VERSION = 1

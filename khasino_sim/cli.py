@@ -1,0 +1,148 @@
+"""The `khasino` command: formats, positions (moves, show), single games and simulations.
+
+Bad input (a malformed or impossible state, an unknown format or bot, a bad option) is one line on stderr and
+exit code 2, never a traceback.
+"""
+import json
+import sys
+
+import click
+
+from .formats import FORMATS, get_format
+
+
+class InputError(click.ClickException):
+    """A problem with what the user gave us: one line, exit code 2."""
+    exit_code = 2
+
+
+def _load_state(path):
+    """The state in a JSON file ("-": stdin), validated and written canonically (docs/ENGINE.md)."""
+    from .state_json import StateError, from_json, to_json
+    try:
+        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror}")
+    try:
+        fmt, st = from_json(text)
+    except StateError as e:
+        raise InputError(f"{path}: {e}")
+    return to_json(st, fmt)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="khasino-sim")
+def main():
+    """khasino-sim: exact, fast simulation of the Cassino family of card games."""
+
+
+@main.command()
+def formats():
+    """List the registered formats, one line each, with the seed rulebook each follows."""
+    width = max(len(n) for n in FORMATS)
+    for name in sorted(FORMATS):
+        f = FORMATS[name]
+        click.echo(f"{name:<{width}}  seed {f.seed}: {f.description}")
+
+
+@main.command()
+@click.argument("state_file", metavar="STATE.json")
+def moves(state_file):
+    """Print every distinct legal move of STATE.json, one JSON object per line (card, kind, text, result)."""
+    from .engine import legal_moves, EngineError
+    state = _load_state(state_file)
+    try:
+        for m in legal_moves(state):
+            click.echo(json.dumps(m.to_json()))
+    except EngineError as e:
+        raise InputError(str(e))
+
+
+def _cards(cards):
+    return " ".join(cards) if cards else "-"
+
+
+def render(state):
+    """The position as terminal text."""
+    fmt = get_format(state["format"])
+    lines = []
+    head = f"{fmt.name} · deal {state['deal']} of {fmt.deals}"
+    if state.get("to_move") is None:
+        head += " · game over"
+    else:
+        head += f" · seat {state['to_move']} to move"
+    last = state.get("last_capturer")
+    head += f" · last capture: {'none' if last is None else 'seat ' + str(last)}"
+    lines.append(head)
+    for s, hand in enumerate(state["hands"]):
+        pile = state["piles"][s]
+        top = f", top {pile[-1]}" if pile else ""
+        marker = ">" if state.get("to_move") == s else " "
+        lines.append(f"{marker} seat {s}  hand [{_cards(hand)}]  pile {len(pile)} card(s){top}")
+    table = state["table"]
+    lines.append(f"  table   loose [{_cards(table['loose'])}]")
+    for b in table["builds"]:
+        kind = "simple" if len(b["groups"]) == 1 else "compound"
+        groups = " ".join("[" + " ".join(g) + "]" for g in b["groups"])
+        lines.append(f"          build {b['value']:>2} ({kind}, seat {b['owner']}): {groups}")
+    lines.append(f"  stock   {len(state['stock'])} card(s)")
+    if state.get("to_move") is None:
+        from .engine import scores
+        pts = ", ".join(f"seat {s}: {sc['score']}" for s, sc in enumerate(scores(state)))
+        lines.append(f"  score   {pts}")
+    return "\n".join(lines)
+
+
+@main.command()
+@click.argument("state_file", metavar="STATE.json")
+def show(state_file):
+    """Draw the position in STATE.json legibly in the terminal."""
+    click.echo(render(_load_state(state_file)))
+
+
+def _bots(spec, seats):
+    from .engine import BOTS
+    names = [b.strip() for b in spec.split(",") if b.strip()]
+    for b in names:
+        if b not in BOTS:
+            raise InputError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
+    if len(names) == 1:
+        names = names * seats
+    if len(names) != seats:
+        raise InputError(f"give one bot, or {seats} (one per seat), not {len(names)}")
+    return names
+
+
+def _format(name):
+    try:
+        return get_format(name)
+    except KeyError as e:
+        raise InputError(e.args[0])
+
+
+@main.command()
+@click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Game seed.")
+@click.option("--bots", default="greedy,random", show_default=True, help="One bot per seat (or one for all).")
+@click.option("--json", "as_json", is_flag=True, help="Print each position as a JSON state instead.")
+def play(fmt_name, seed, bots, as_json):
+    """Play one game in the compiled core and print it move by move, replayed through the Python API."""
+    from .engine import new_game, legal_moves, play_game, scores
+    fmt = _format(fmt_name)
+    names = _bots(bots, fmt.seats)
+    game = play_game(fmt.name, seed, names)
+    state = new_game(fmt.name, seed)
+    for key in game["keys"]:
+        click.echo(json.dumps(state) if as_json else render(state))
+        moves = legal_moves(state)
+        move = next((m for m in moves if m.key == key), moves[0])
+        p = state["to_move"]
+        click.echo(f"  seat {p} ({names[p]}): {move.text}\n")
+        state = move.result
+    click.echo(json.dumps(state) if as_json else render(state))
+    pts = scores(state)
+    click.echo("final: " + ", ".join(f"seat {s} ({names[s]}) {sc['score']}" for s, sc in enumerate(pts)))
+
+
+if __name__ == "__main__":
+    main()

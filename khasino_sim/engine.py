@@ -1,0 +1,221 @@
+"""Python API over the compiled core: deal, list legal moves, play games. Validates input; the kernels don't.
+
+Functional in the pgx sense: `new_game` gives a state, `legal_moves` its distinct successors (P7), a move's
+`result` is the next state, `is_over`/`scores` read the end.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import layout as L
+from kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
+from kernels.game import play_batch, play_game as _play_game
+from kernels.movegen import generate, new_workspace
+from kernels.rng import bot_stream_seed
+from kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
+from .formats import get_format
+from .state_json import StateError, from_json, to_json, k10_order  # noqa: F401 (re-exported)
+
+BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
+
+_WS = None
+
+
+def _workspace():
+    global _WS
+    if _WS is None:
+        _WS = new_workspace()
+    return _WS
+
+
+class EngineError(RuntimeError):
+    """The core could not enumerate a position exactly (a scratch buffer overflowed)."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One distinct legal move: the card played, its kind, a sentence, its key and the successor state."""
+    card: str
+    kind: str
+    text: str
+    key: int
+    result: dict
+
+    def to_json(self):
+        return {"card": self.card, "kind": self.kind, "text": self.text, "result": self.result}
+
+
+def bot_id(name):
+    try:
+        return BOTS[name]
+    except KeyError:
+        raise KeyError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
+
+
+def new_game(fmt_name, seed=0, deck=None):
+    """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
+    (a list of cards, top first) so a test can script exact hands."""
+    fmt = get_format(fmt_name)
+    order = np.zeros(104, dtype=np.int64)
+    if deck is None:
+        shuffle_deck(order, fmt.deck, np.uint64(seed))
+    else:
+        ids = [parse_card(c) for c in deck]
+        if sorted(ids) != list(range(fmt.deck)):
+            raise StateError(f"a deck for {fmt.name} must hold each of its {fmt.deck} cards once")
+        order[:fmt.deck] = ids
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    init_state(st, fmt.rules_array(), order)
+    return to_json(st, fmt)
+
+
+def _group_text(mask):
+    return "+".join(card_name(c) for c in k10_order(mask))
+
+
+def describe(ws, m, st, p):
+    """A sentence a player understands for candidate m of seat p in position st."""
+    r = L.WS_MOVES + m * L.MOVE_FIELDS
+    c, kind, value, target = (int(ws[r + f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
+    g0, ng = L.WS_POOL + 2 * int(ws[r + L.M_GSTART]), int(ws[r + L.M_GCOUNT])
+    groups = [int(ws[g0 + 2 * i]) for i in range(ng)]
+    used = int(ws[r + L.M_USED])
+    pile = used & ~int(st[L.S_LOOSE])
+    card = card_name(c)
+    if kind == L.KIND_CAPTURE:
+        units = []
+        if target:
+            owner = int(st[L.S_BOWNER + target])
+            units.append(f"{'your' if owner == p else 'the opponent' + chr(39) + 's'} build {target}")
+        units += [_group_text(g) for g in groups]
+        text = f"Play {card} to capture {', '.join(units)}"
+    elif kind == L.KIND_TRAIL:
+        text = f"Trail {card}"
+    elif kind == L.KIND_CHANGE:
+        added = groups[0] & ~(1 << c)
+        extra = f" with {_group_text(added)}" if added else ""
+        text = f"Play {card}{extra} on the opponent's build {target} to change it to build {value}, now yours"
+    else:
+        gtext = " | ".join(_group_text(g) for g in groups)
+        verb = "build" if kind == L.KIND_BUILD else "load build"
+        simple = " (simple)" if kind == L.KIND_BUILD and len(groups) == 1 else ""
+        keep = f", keeping a {value}" if kind == L.KIND_BUILD else ""
+        text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
+    if pile:
+        text += f" (using {' '.join(card_name(x) for x in mask_cards(pile))} from the opponent's pile)"
+    f0, nf = L.WS_POOL + 2 * int(ws[r + L.M_FSTART]), int(ws[r + L.M_FCOUNT])
+    if nf:
+        adds = [f"{_group_text(int(ws[f0 + 2 * i]))} to build {int(ws[f0 + 2 * i + 1])}" for i in range(nf)]
+        text += "; then add " + " and ".join(adds)
+    return text
+
+
+def legal_moves(state):
+    """Every distinct legal move (P7) of the seat to move, in key order. [] once the game is over.
+
+    `state` is a JSON state (dict or text); raises StateError on a bad state, EngineError on overflow.
+    """
+    fmt, st = from_json(state)
+    if st[L.S_OVER]:
+        return []
+    rules = fmt.rules_array()
+    ws = _workspace()
+    p = int(st[L.S_TO_MOVE])
+    n = generate(st, rules, p, ws)
+    if ws[L.C_OVERFLOW]:
+        raise EngineError("position too large for the move buffers")
+    keys = ws[L.WS_MOVES + L.M_KEY: L.WS_MOVES + n * L.MOVE_FIELDS: L.MOVE_FIELDS]
+    _, first = np.unique(keys.view(np.uint64), return_index=True)
+    out = []
+    for m in first:
+        nxt = st.copy()
+        apply_move(nxt, rules, p, ws, int(m))
+        advance(nxt, rules, p)
+        r = L.WS_MOVES + int(m) * L.MOVE_FIELDS
+        out.append(Move(card_name(int(ws[r + L.M_CARD])), L.KIND_NAMES[int(ws[r + L.M_KIND])],
+                        describe(ws, int(m), st, p), int(np.uint64(ws[r + L.M_KEY])), to_json(nxt, fmt)))
+    if not out:  # K11 fallback: no legal move at all (never in reachable play)
+        nxt = st.copy()
+        trail_fallback(nxt, p)
+        advance(nxt, rules, p)
+        c = int(st[L.S_HANDS + 2 * p] & -st[L.S_HANDS + 2 * p]).bit_length() - 1
+        out.append(Move(card_name(c), "trail", f"Trail {card_name(c)} (no legal move: K11 fallback)", 0,
+                        to_json(nxt, fmt)))
+    return out
+
+
+def bot_move(state, bot, draw_seed):
+    """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
+
+    The bot is handed the seat's observation and the move list only (docs/ENGINE.md, "Bots")."""
+    from kernels.bots import choose, observe
+    fmt, st = from_json(state)
+    rules = fmt.rules_array()
+    ws = _workspace()
+    p = int(st[L.S_TO_MOVE])
+    n = generate(st, rules, p, ws)
+    if n == 0:
+        return legal_moves(state)[0]
+    observe(st, rules, p, ws, L.WS_OBS)
+    stream = np.array([draw_seed], dtype=np.uint64)
+    m = choose(bot_id(bot), ws, n, stream)
+    key = int(np.uint64(ws[L.WS_MOVES + m * L.MOVE_FIELDS + L.M_KEY]))
+    return next(mv for mv in legal_moves(state) if mv.key == key)
+
+
+def position_key(state):
+    """H of docs/ENGINE.md for a JSON state."""
+    fmt, st = from_json(state)
+    return int(position_hash(st, fmt.rules_array()))
+
+
+def scores(state):
+    """Per-seat K13 scoring of a state's piles (final once the game is over): list of dicts."""
+    fmt, st = from_json(state)
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    from kernels.state import score
+    score(st, fmt.rules_array(), row)
+    return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES[:8])}
+            for s in range(fmt.seats)]
+
+
+def seat_stats(row, seats):
+    """The per-seat blocks of a statistics row as dicts."""
+    return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES)}
+            for s in range(seats)]
+
+
+def play_game(fmt_name, seed, bots=("random", "random"), check=True):
+    """Play one whole game in the core. Returns {"keys", "seats", "winner", "turns", "no_move", "final"}."""
+    fmt = get_format(fmt_name)
+    rules = fmt.rules_array()
+    bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
+    if len(bot_ids) != fmt.seats:
+        raise ValueError(f"{fmt.name} needs {fmt.seats} bots, got {len(bot_ids)}")
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    deck = np.zeros(104, dtype=np.int64)
+    stats = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    trace = np.zeros(4 * fmt.deck, dtype=np.int64)
+    n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check)
+    if stats[L.G_OVERFLOW]:
+        raise EngineError(f"game {seed}: position too large for the move buffers")
+    return {
+        "keys": [int(k) for k in trace[:n].view(np.uint64)],
+        "seats": seat_stats(stats, fmt.seats),
+        "winner": int(stats[L.G_WINNER]),
+        "turns": int(stats[L.G_TURNS]),
+        "no_move": int(stats[L.G_NO_MOVE]),
+        "bad": int(stats[L.G_BAD]),
+        "final": to_json(st, fmt),
+    }
+
+
+def play_games(fmt_name, seeds, bots, check=False):
+    """Play many games in one compiled call; `bots` is a (n_games, seats) array of bot names or ids.
+
+    Returns the raw statistics rows (layout G_*/SEAT_*)."""
+    fmt = get_format(fmt_name)
+    bots = np.asarray(bots)
+    if bots.dtype.kind in "US":
+        bots = np.vectorize(bot_id)(bots)
+    return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check)

@@ -1,0 +1,99 @@
+"""Formats as data: a ruleset record of flags and tables per named format, and the registry by name.
+
+A `Format` is what the kernels read (`rules_array`); adding a format is adding a record here, not code in the
+move generator (python-chess's variant registry is the model).
+"""
+from dataclasses import dataclass, field, fields, replace
+import hashlib
+import json
+
+import numpy as np
+
+from kernels import layout as L
+
+KHASINO_POINTS = {"AS": 1, "AH": 1, "AD": 1, "AC": 1, "2S": 1, "10D": 2}   # K13
+
+
+@dataclass(frozen=True)
+class Format:
+    """One playable format: deck, deal schedule, scoring table and the rule options that differ (RULES.md)."""
+    name: str
+    seed: str                       # the seed rulebook it follows
+    description: str
+    seats: int = 2
+    deck: int = 40
+    deals: int = 2
+    hand: int = 10
+    table_init: int = 0
+    trail_restricted: bool = True           # K11
+    no_trail_own_build_first_deal: bool = True   # K11, 1v1
+    max_builds_owned: int = 0               # K5/P6, 0 = unlimited
+    change_mode: int = 0                    # K7: 0 two-card, played card alone; 1 any simple, extra cards
+    follow_ups: bool = True                 # K9
+    opponent_piles: bool = True             # K8
+    max_build_value: int = 10
+    most_cards: int = 2                     # K13
+    most_spades: int = 2
+    split_ties: bool = True
+    card_points: dict = field(default_factory=lambda: dict(KHASINO_POINTS))
+
+    @property
+    def total_points(self):
+        return sum(self.card_points.values()) + self.most_cards + self.most_spades
+
+    def rules_array(self):
+        """The int64 ruleset record the kernels read (layout R_*)."""
+        from kernels.bits import parse_card
+        r = np.zeros(L.RULES_SIZE, dtype=np.int64)
+        r[L.R_SEATS] = self.seats
+        r[L.R_DECK] = self.deck
+        r[L.R_DEALS] = self.deals
+        r[L.R_HAND] = self.hand
+        r[L.R_TABLE_INIT] = self.table_init
+        r[L.R_TRAIL_SAME] = self.trail_restricted
+        r[L.R_TRAIL_OWN_FIRST] = self.no_trail_own_build_first_deal
+        r[L.R_MAX_BUILDS] = self.max_builds_owned
+        r[L.R_CHANGE] = self.change_mode
+        r[L.R_FOLLOW] = self.follow_ups
+        r[L.R_PILES] = self.opponent_piles
+        r[L.R_MAX_BUILD_VALUE] = self.max_build_value
+        r[L.R_MOST_CARDS] = self.most_cards
+        r[L.R_MOST_SPADES] = self.most_spades
+        r[L.R_SPLIT_TIES] = self.split_ties
+        for card, pts in self.card_points.items():
+            r[L.R_CARD_POINTS + parse_card(card)] = pts
+            r[L.R_POINT_MASK] |= (1 << parse_card(card)) if pts else 0
+        return r
+
+    def rules_hash(self):
+        """Short stable hash of everything the kernels read, for stamping results."""
+        rec = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("description",)}
+        return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+FORMATS = {}
+
+
+def register(fmt):
+    FORMATS[fmt.name] = fmt
+    return fmt
+
+
+register(Format(
+    name="khasino", seed="000 South African Khasino, house rules",
+    description="1v1, 40 cards, two deals of 10; restricted trails, follow-ups, two-card changes",
+))
+register(Format(
+    name="durban", seed="001 Durban League Khasino",
+    description="1v1, 40 cards, two deals of 10; free trails, one build each, changes with extra cards",
+    trail_restricted=False, no_trail_own_build_first_deal=False, max_builds_owned=1, change_mode=1,
+    follow_ups=False,
+))
+
+
+def get_format(name):
+    """The registered format `name`; KeyError with the known names otherwise."""
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise KeyError(f"unknown format {name!r} (known: {', '.join(sorted(FORMATS))})") from None

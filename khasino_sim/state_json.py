@@ -1,0 +1,219 @@
+"""The JSON state format of docs/ENGINE.md: validation, and conversion to and from the kernels' state vector.
+
+Every problem with a state is a `StateError` whose message is one line naming it (the CLI prints it and
+exits 2).
+"""
+import json
+
+import numpy as np
+
+from kernels import layout as L
+from kernels.bits import card_name, parse_card, mask_cards
+from .formats import FORMATS, get_format
+
+
+class StateError(ValueError):
+    """A JSON state that is malformed or impossible; the message names the problem in one line."""
+
+
+def k10_order(mask):
+    """Cards of a group bottom to top (K10): higher rank underneath, equal ranks S, H, D, C upwards."""
+    cards = mask_cards(mask)
+    return sorted(cards, key=lambda c: (-(c >> 2), c & 3))
+
+
+def names(cards):
+    return [card_name(c) for c in cards]
+
+
+def to_json(st, fmt):
+    """The JSON state of a kernel state vector."""
+    seats = fmt.seats
+    builds = []
+    for v in range(1, fmt.max_build_value + 1):
+        o = int(st[L.S_BOWNER + v])
+        if o >= 0:
+            groups = [names(k10_order(int(st[L.S_BGROUPS + v * L.MAX_GROUPS + i])))
+                      for i in range(int(st[L.S_BNG + v]))]
+            builds.append({"value": v, "owner": o, "groups": groups})
+    to_move = int(st[L.S_TO_MOVE])
+    last = int(st[L.S_LAST_CAP])
+    return {
+        "format": fmt.name,
+        "deal": int(st[L.S_DEAL]),
+        "to_move": None if to_move < 0 else to_move,
+        "hands": [names(mask_cards(int(st[L.S_HANDS + 2 * s]))) for s in range(seats)],
+        "table": {"loose": names(mask_cards(int(st[L.S_LOOSE]))), "builds": builds},
+        "piles": [names(int(c) for c in st[L.S_PILE + s * L.MAX_PILE: L.S_PILE + s * L.MAX_PILE + st[L.S_PLEN + s]])
+                  for s in range(seats)],
+        "stock": names(int(c) for c in st[L.S_STOCK + st[L.S_STOCK_POS]: L.S_STOCK + st[L.S_STOCK_LEN]]),
+        "last_capturer": None if last < 0 else last,
+        "over": bool(st[L.S_OVER]),
+    }
+
+
+def _field(d, key, kind, where="state"):
+    if key not in d:
+        raise StateError(f"{where} has no {key!r}")
+    value = d[key]
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise StateError(f"{where} field {key!r} must be an integer, not {json.dumps(value)}")
+    if kind is list and not isinstance(value, list):
+        raise StateError(f"{where} field {key!r} must be a list")
+    if kind is dict and not isinstance(value, dict):
+        raise StateError(f"{where} field {key!r} must be an object")
+    return value
+
+
+def _seat(value, seats, what, allow_none=False):
+    if value is None and allow_none:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < seats:
+        raise StateError(f"{what} must be a seat 0..{seats - 1}{' or null' if allow_none else ''}, "
+                         f"not {json.dumps(value)}")
+    return value
+
+
+class _Cards:
+    """Collects every card of a state once, naming where a duplicate or unknown card sits."""
+
+    def __init__(self, deck):
+        self.deck = deck
+        self.where = {}
+
+    def take(self, items, where):
+        if not isinstance(items, list):
+            raise StateError(f"{where} must be a list of cards")
+        out = []
+        for text in items:
+            try:
+                c = parse_card(text)
+            except ValueError:
+                raise StateError(f"unknown card {json.dumps(text)} in {where}") from None
+            if c >= self.deck:
+                raise StateError(f"card {text} in {where} is not in the {self.deck}-card deck")
+            if c in self.where:
+                raise StateError(f"card {card_name(c)} appears twice: in {self.where[c]} and in {where}")
+            self.where[c] = where
+            out.append(c)
+        return out
+
+    def missing(self):
+        return [c for c in range(self.deck) if c not in self.where]
+
+
+def from_json(d):
+    """Validate a JSON state (dict or JSON text) and return (format, state vector)."""
+    if isinstance(d, (str, bytes)):
+        try:
+            d = json.loads(d)
+        except json.JSONDecodeError as e:
+            raise StateError(f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if not isinstance(d, dict):
+        raise StateError("a state must be a JSON object")
+    name = _field(d, "format", str)
+    if not isinstance(name, str) or name not in FORMATS:
+        raise StateError(f"unknown format {json.dumps(name)} (known: {', '.join(sorted(FORMATS))})")
+    fmt = get_format(name)
+    seats = fmt.seats
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    st[L.S_BOWNER: L.S_BOWNER + L.MAX_VALUE + 1] = -1
+    cards = _Cards(fmt.deck)
+
+    deal = _field(d, "deal", int)
+    if not 1 <= deal <= fmt.deals:
+        raise StateError(f"deal must be 1..{fmt.deals}, not {deal}")
+    hands = _field(d, "hands", list)
+    if len(hands) != seats:
+        raise StateError(f"hands must hold {seats} lists (one per seat), not {len(hands)}")
+    hand_masks = []
+    for s, h in enumerate(hands):
+        m = 0
+        for c in cards.take(h, f"hand {s}"):
+            m |= 1 << c
+        hand_masks.append(m)
+        st[L.S_HANDS + 2 * s] = m
+    table = _field(d, "table", dict)
+    loose = 0
+    for c in cards.take(_field(table, "loose", list, "table"), "table.loose"):
+        loose |= 1 << c
+    st[L.S_LOOSE] = loose
+    builds = _field(table, "builds", list, "table")
+    owned = [0] * seats
+    for b in builds:
+        if not isinstance(b, dict):
+            raise StateError("each build must be an object with value, owner and groups")
+        v = _field(b, "value", int, "build")
+        where = f"build {v}"
+        if not 1 <= v <= fmt.max_build_value:
+            raise StateError(f"build value {v} is outside 1..{fmt.max_build_value}")
+        if st[L.S_BOWNER + v] >= 0:
+            raise StateError(f"two builds of value {v} (K2: builds never share a value)")
+        owner = _seat(_field(b, "owner", int, where), seats, f"owner of {where}")
+        groups = _field(b, "groups", list, where)
+        if not groups:
+            raise StateError(f"{where} has no groups")
+        if len(groups) > L.MAX_GROUPS:
+            raise StateError(f"{where} has {len(groups)} groups, more than {L.MAX_GROUPS}")
+        for i, g in enumerate(groups):
+            gc = cards.take(g, f"{where} group {i}")
+            if sum((c >> 2) + 1 for c in gc) != v:
+                raise StateError(f"{where} group {i} ({' '.join(g)}) does not sum to {v}")
+            st[L.S_BGROUPS + v * L.MAX_GROUPS + i] = sum(1 << c for c in gc)
+        st[L.S_BOWNER + v] = owner
+        st[L.S_BNG + v] = len(groups)
+        owned[owner] += 1
+        if not any(((c >> 2) + 1) == v for c in mask_cards(hand_masks[owner])):
+            raise StateError(f"seat {owner} owns build {v} but holds no card of value {v} (P1)")
+    for s in range(seats):
+        if fmt.max_builds_owned and owned[s] > fmt.max_builds_owned:
+            raise StateError(f"seat {s} owns {owned[s]} builds; {fmt.name} allows {fmt.max_builds_owned} (K5)")
+    piles = _field(d, "piles", list)
+    if len(piles) != seats:
+        raise StateError(f"piles must hold {seats} lists (one per seat), not {len(piles)}")
+    for s, pile in enumerate(piles):
+        pc = cards.take(pile, f"pile {s}")
+        st[L.S_PLEN + s] = len(pc)
+        st[L.S_PILE + s * L.MAX_PILE: L.S_PILE + s * L.MAX_PILE + len(pc)] = pc
+    stock = cards.take(_field(d, "stock", list), "stock")
+    st[L.S_STOCK: L.S_STOCK + len(stock)] = stock
+    st[L.S_STOCK_LEN] = len(stock)
+    missing = cards.missing()
+    if missing:
+        shown = " ".join(card_name(c) for c in missing[:8]) + (" …" if len(missing) > 8 else "")
+        raise StateError(f"{len(missing)} card(s) of the deck are nowhere in the state: {shown}")
+
+    per_deal = fmt.hand * seats
+    if len(stock) != per_deal * (fmt.deals - deal):
+        raise StateError(f"deal {deal} leaves {per_deal * (fmt.deals - deal)} cards in the stock, "
+                         f"not {len(stock)}")
+    over = bool(d.get("over", False))
+    to_move = d.get("to_move", "absent")
+    if to_move == "absent":
+        raise StateError("state has no 'to_move'")
+    sizes = [bin(m).count("1") for m in hand_masks]
+    if to_move is None:
+        if any(sizes) or loose or builds:
+            raise StateError("to_move is null (game over) but cards are still in play")
+        over = True
+        st[L.S_TO_MOVE] = -1
+    else:
+        p = _seat(to_move, seats, "to_move")
+        if over:
+            raise StateError("over is true but a seat is to move")
+        # seat 0 leads each deal (K14): seats before the mover have played one card more this deal
+        expect = [sizes[p] - (1 if s < p else 0) for s in range(seats)]
+        if sizes != expect or sizes[p] == 0:
+            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move (seat 0 leads each deal)")
+        st[L.S_TO_MOVE] = p
+    st[L.S_OVER] = over
+    st[L.S_DEAL] = deal
+    last = _seat(d.get("last_capturer"), seats, "last_capturer", allow_none=True)
+    any_pile = any(st[L.S_PLEN + s] for s in range(seats))
+    if last < 0 and any_pile:
+        raise StateError("last_capturer is null but a pile holds cards (only captures make piles)")
+    st[L.S_LAST_CAP] = last
+    played = fmt.deck - len(stock) - sum(sizes) - fmt.table_init
+    st[L.S_TURN] = played
+    st[L.S_LAST_MOVER] = (st[L.S_TO_MOVE] - 1) % seats if st[L.S_TO_MOVE] >= 0 else seats - 1
+    return fmt, st

@@ -1,0 +1,39 @@
+"""Building test positions by hand: name the cards that matter, the rest is filled in validly."""
+import json
+
+from kernels.bits import card_name
+from khasino_sim.formats import get_format
+
+
+def position(fmt="khasino", hands=((), ()), loose=(), builds=(), piles=((), ()), to_move=0, deal=2,
+             last_capturer="auto"):
+    """A valid JSON state with exactly these hands, loose cards, builds and pile tops.
+
+    builds: (value, owner, [[cards], ...]) tuples. Cards not named go to the stock (deal 1 needs 20 there),
+    then under the named piles (seat 0's pile first, bottom of the pile, so they are never exposed unless a
+    move digs through every named pile card). last_capturer "auto": the opponent of the mover when any pile
+    holds cards, else null.
+    """
+    f = get_format(fmt)
+    named = [c for h in hands for c in h] + list(loose) + [c for b in builds for g in b[2] for c in g] + \
+            [c for p in piles for c in p]
+    assert len(named) == len(set(named)), f"a card is named twice: {named}"
+    rest = [card_name(c) for c in range(f.deck) if card_name(c) not in named]
+    stock_size = f.hand * f.seats * (f.deals - deal)
+    stock, rest = rest[:stock_size], rest[stock_size:]
+    piles = [list(p) for p in piles]
+    if rest:
+        piles[to_move] = rest + piles[to_move]
+    if last_capturer == "auto":
+        last_capturer = (1 - to_move) if any(piles) else None
+    return {
+        "format": fmt, "deal": deal, "to_move": to_move,
+        "hands": [list(h) for h in hands],
+        "table": {"loose": list(loose),
+                  "builds": [{"value": v, "owner": o, "groups": [list(g) for g in gs]} for v, o, gs in builds]},
+        "piles": piles, "stock": stock, "last_capturer": last_capturer,
+    }
+
+
+def dumps(state):
+    return json.dumps(state, sort_keys=True)
