@@ -130,7 +130,8 @@ C_OWNED = C_HV + MAX_VALUE + 1       # values of the builds the mover owns
 C_NOWNED = C_OWNED + MAX_VALUE + 1
 C_TABLE_POINTS = C_NOWNED + 1        # points on the table before the move
 C_NSUB = C_TABLE_POINTS + 1
-C_CTL = C_NSUB + 1                   # 4 slots: two selection-stack controls (depth, next index)
+C_BLOOSE = C_NSUB + 1                # per sum s: 1 if some subset of sum s holds a loose card
+C_CTL = C_BLOOSE + MAX_VALUE + 2     # 4 slots: two selection-stack controls (depth, next index)
 CTX_SIZE = C_CTL + 4
 
 SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS = 0, 1, 2, 3, 4

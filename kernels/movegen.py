@@ -30,7 +30,7 @@ from .layout import (
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GSTART, M_GCOUNT, M_FSTART, M_FCOUNT, M_KEY,
     M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, M_PILE_USED, MOVE_FIELDS,
     PREFIX_STRIDE, C_N, C_NPOOL, C_OVERFLOW, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND,
-    C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_NSUB, C_CTL,
+    C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_NSUB, C_CTL, C_BLOOSE,
     SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS,
     W_SEL1, W_USED1, W_SEL2, W_USED2, W_GBUF, W_FMASK, W_FVAL,
     WS_SUB, WS_WORK, WS_MOVES, WS_POOL, WS_SIZE,
@@ -153,14 +153,13 @@ def prepare(st, rules, p, ws):
             plen = st[S_PLEN + s]
             depth = 0
             same = 0
+            for v in range(maxv + 1):
+                ws[C_HV + v] = 0          # borrowed as a per-value counter; hand counts are set below
             while depth < plen:
-                # the most frequent value among the top depth+1 cards
                 cv_top = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
-                cnt = 0
-                for d in range(depth + 1):
-                    if card_value(st[S_PILE + s * MAX_PILE + plen - 1 - d]) == cv_top:
-                        cnt += 1
-                same = max(same, cnt)
+                if cv_top <= maxv:
+                    ws[C_HV + cv_top] += 1
+                    same = max(same, ws[C_HV + cv_top])
                 if depth + 1 > nloose + 1 + same:
                     break             # and every deeper k fails too: k - same(k) never decreases
                 depth += 1
@@ -219,12 +218,15 @@ def prepare(st, rules, p, ws):
         ws[C_BSTART + s] += ws[C_BSTART + s - 1]
     for s in range(maxv + 1):
         ws[C_BEND + s] = ws[C_BSTART + s]
+    for s in range(maxv + 1):
+        ws[C_BLOOSE + s] = 0
     for e in range(n - 1, -1, -1):
         s = ws[rs + e]
         k = ws[C_BEND + s]
         ws[SUBM + k] = ws[rm + e]
         ws[SUBF + k] = ws[rf + e]
         ws[C_BEND + s] = k + 1
+        ws[C_BLOOSE + s] |= ws[rf + e] & FLAG_LOOSE
 
     for v in range(maxv + 1):
         ws[C_HV + v] = 0
@@ -372,8 +374,8 @@ def emit_followups(st, rules, p, ws, base):
     value = ws[rb + M_VALUE]
     target = ws[rb + M_TARGET]
     free = st[S_LOOSE] & ~ws[rb + M_USED]
-    if free == 0 or (ws[C_NOWNED] == 0 and kind != KIND_CHANGE and kind != KIND_BUILD):
-        return
+    if free == 0 or (ws[C_NOWNED] == 0 and kind != KIND_CHANGE):
+        return            # only a change gives the mover a build he did not own before (a new build is skipped)
     nf = 0
     maxv = rules[R_MAX_BUILD_VALUE]
     for w in range(1, maxv + 1):
@@ -588,7 +590,12 @@ def generate(st, rules, p, ws):
             if st[S_BOWNER + v] >= 0:
                 gen_groups_onto(st, rules, p, ws, c, KIND_LOAD, v)
             elif can_build:
-                gen_groups_onto(st, rules, p, ws, c, KIND_BUILD, v)
+                # a new build needs a loose card: in the played card's group or in an extra group of v
+                if v == cv:
+                    if ws[C_BLOOSE + v]:
+                        gen_groups_onto(st, rules, p, ws, c, KIND_BUILD, v)
+                elif ws[C_BEND + v - cv] > ws[C_BSTART + v - cv] and (ws[C_BLOOSE + v - cv] or ws[C_BLOOSE + v]):
+                    gen_groups_onto(st, rules, p, ws, c, KIND_BUILD, v)
         if can_build:
             gen_changes(st, rules, p, ws, c)
         # K11 trail
