@@ -129,10 +129,12 @@ def _play_batch(rules, seeds, bots, out, check, ws):
         play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check)
 
 
-def play_batch(rules, seeds, bots, check=False):
-    """Play len(seeds) games; bots is (n_games, n_seats) bot ids. Returns the (n_games, STATS_SIZE) rows."""
+def play_batch(rules, seeds, bots, check=False, ws=None):
+    """Play len(seeds) games; bots is (n_games, n_seats) bot ids. Returns the (n_games, STATS_SIZE) rows.
+
+    `ws` is a workspace to reuse (one per thread); a new one is made when None."""
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
-    _play_batch(rules, seeds, bots, out, check, new_workspace())
+    _play_batch(rules, seeds, bots, out, check, new_workspace() if ws is None else ws)
     return out

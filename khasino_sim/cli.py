@@ -4,6 +4,7 @@ Bad input (a malformed or impossible state, an unknown format or bot, a bad opti
 exit code 2, never a traceback.
 """
 import json
+import os
 import sys
 
 import click
@@ -142,6 +143,71 @@ def play(fmt_name, seed, bots, as_json):
     click.echo(json.dumps(state) if as_json else render(state))
     pts = scores(state)
     click.echo("final: " + ", ".join(f"seat {s} ({names[s]}) {sc['score']}" for s, sc in enumerate(pts)))
+
+
+def _settings(pairs):
+    out = {}
+    for p in pairs:
+        if "=" not in p:
+            raise InputError(f"--set takes NAME=VALUE, not {p!r}")
+        k, v = p.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out
+
+
+@main.command()
+@click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
+@click.option("--games", default=100_000, show_default=True, type=int, help="Number of games.")
+@click.option("--bots", default="greedy,random", show_default=True,
+              help="One bot per seat, comma-separated (random, greedy).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
+@click.option("--out", default=None, help="Output folder [default: results/FORMAT-BOTS-sSEED-nGAMES].")
+@click.option("--workers", default=None, type=click.IntRange(1, 1024),
+              help="Threads on this machine [default: all cores].")
+@click.option("--shard-size", default=50_000, show_default=True, type=int, help="Games per Parquet file.")
+@click.option("--no-rotate", is_flag=True, help="Keep each bot on its seat instead of rotating seats.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Rule option, e.g. --set follow_ups=false (see `khasino options`).")
+@click.option("--dask", default=lambda: os.environ.get("KHASINO_DASK"), metavar="tcp://HOST:PORT",
+              help="Run the shards on a Dask cluster [env KHASINO_DASK].")
+@click.option("--resume", is_flag=True, help="Finish an interrupted run in --out.")
+@click.option("--force", is_flag=True, help="Replace another run's output in --out.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
+             quiet):
+    """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset."""
+    import time
+    from .simulate import simulate as run, SimulationError
+    from .stats import summarize, format_summary
+    fmt = _format(fmt_name)
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    if out is None:
+        out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
+    started = time.time()
+    try:
+        path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
+                   shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
+                   resume=resume, force=force, quiet=quiet, command=" ".join(["khasino"] + sys.argv[1:]))
+    except SimulationError as e:
+        raise InputError(str(e))
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
+                   err=True)
+        sys.exit(130)
+    elapsed = time.time() - started
+    click.echo(f"results    {path}")
+    click.echo(format_summary(summarize(path), elapsed))
+
+
+@main.command()
+def options():
+    """List the rule options `simulate --set` accepts, with each format's value."""
+    from .formats import OPTIONS, options_of
+    names = sorted(FORMATS)
+    click.echo(f"{'option':<30} " + " ".join(f"{n:>8}" for n in names) + "  meaning")
+    for opt, (_, meaning) in OPTIONS.items():
+        vals = " ".join(f"{str(options_of(FORMATS[n])[opt]):>8}" for n in names)
+        click.echo(f"{opt:<30} {vals}  {meaning}")
 
 
 if __name__ == "__main__":

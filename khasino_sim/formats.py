@@ -71,6 +71,53 @@ class Format:
         return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()[:16]
 
 
+# Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
+# what it means. Changing one changes the rules hash stamped into the results.
+OPTIONS = {
+    "trail_restricted": (bool, "K11: no trail of a value already loose or built"),
+    "no_trail_own_build_first_deal": (bool, "K11: no trail in the first deal while owning a build"),
+    "max_builds_owned": (int, "K5/P6: builds one player may own at once (0 = unlimited)"),
+    "change_mode": (int, "K7: 0 = two-card simple build, played card alone; 1 = any simple build, extra cards"),
+    "follow_ups": (bool, "K9: follow-up groups after a capture, build, load or change"),
+    "opponent_piles": (bool, "K8: opponents' exposed pile cards may be used"),
+}
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def with_options(fmt, settings):
+    """`fmt` with rule options changed; settings maps option names to values or their text.
+
+    ValueError names an unknown option or a bad value."""
+    changes = {}
+    for name, raw in settings.items():
+        if name not in OPTIONS:
+            raise ValueError(f"unknown rule option {name!r} (options: {', '.join(OPTIONS)})")
+        kind, _ = OPTIONS[name]
+        text = str(raw).strip().lower()
+        if kind is bool:
+            if isinstance(raw, bool):
+                value = raw
+            elif text in _TRUE or text in _FALSE:
+                value = text in _TRUE
+            else:
+                raise ValueError(f"option {name} takes true or false, not {raw!r}")
+        else:
+            try:
+                value = int(text)
+            except ValueError:
+                raise ValueError(f"option {name} takes an integer, not {raw!r}") from None
+            if value < 0 or (name == "change_mode" and value > 1):
+                raise ValueError(f"option {name} cannot be {value}")
+        changes[name] = value
+    return replace(fmt, **changes)
+
+
+def options_of(fmt):
+    """The current value of every user-settable option of a format."""
+    return {name: getattr(fmt, name) for name in OPTIONS}
+
+
 FORMATS = {}
 
 

@@ -1,0 +1,294 @@
+"""Orchestration of a simulation run: plan shards, play them (local threads or a Dask cluster), write each
+shard atomically, resume an interrupted run.
+
+A game is a function of (rules, bots of its seats, root seed, global index): its seed comes from the index
+(`kernels.seeding`, numpy SeedSequence spawn keys) and its bots from the rotation, so the dataset is the
+same whatever the number of workers, the shard size or the backend.
+"""
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, FIRST_COMPLETED, wait
+from dataclasses import dataclass, field, asdict
+from pathlib import Path
+
+import numpy as np
+
+from kernels import layout as L
+from . import ENGINE_VERSION, __version__, storage
+from .formats import get_format, with_options, options_of
+
+CHUNK = 2000          # games per compiled call: the granularity of progress and of Ctrl-C
+
+
+class SimulationError(Exception):
+    """A problem with the run's input or output folder; the message is one line."""
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that determines a run's games (workers and backend do not)."""
+    format: str = "khasino"
+    games: int = 100_000
+    bots: tuple = ("greedy", "random")
+    seed: int = 0
+    rotate: bool = True
+    options: dict = field(default_factory=dict)
+    shard_size: int = 50_000
+
+    def fmt(self):
+        return with_options(get_format(self.format), self.options)
+
+    def shards(self):
+        return [(k, start, min(self.shard_size, self.games - start))
+                for k, start in enumerate(range(0, self.games, self.shard_size))]
+
+    def bot_names(self):
+        return sorted(set(self.bots))
+
+    def bot_codes(self, start, count):
+        """(count, seats) indices into bot_names(): seat s of game i plays bots[(s + i) % seats] when
+        rotating, so every bot plays every seat equally often."""
+        names = self.bot_names()
+        codes = np.array([names.index(b) for b in self.bots], dtype=np.int8)
+        seats = len(self.bots)
+        if not self.rotate:
+            return np.tile(codes, (count, 1))
+        idx = (np.arange(start, start + count, dtype=np.int64)[:, None] + np.arange(seats)[None, :]) % seats
+        return codes[idx]
+
+    def identity(self):
+        """What a resumed run must match."""
+        d = asdict(self)
+        d["bots"] = list(self.bots)
+        return d
+
+
+def validate(spec):
+    """Raise SimulationError on an unusable spec (unknown format, bot or option, bad counts)."""
+    from .engine import BOTS
+    try:
+        fmt = get_format(spec.format)
+    except KeyError as e:
+        raise SimulationError(e.args[0])
+    try:
+        with_options(fmt, spec.options)
+    except ValueError as e:
+        raise SimulationError(str(e))
+    if not isinstance(spec.games, int) or spec.games <= 0:
+        raise SimulationError(f"the number of games must be positive, not {spec.games}")
+    if spec.games >= 2**32:
+        raise SimulationError("at most 4,294,967,295 games per run")
+    if spec.shard_size <= 0:
+        raise SimulationError(f"the shard size must be positive, not {spec.shard_size}")
+    if not 0 <= spec.seed < 2**64:
+        raise SimulationError("the seed must be in 0 .. 2**64-1")
+    for b in spec.bots:
+        if b not in BOTS:
+            raise SimulationError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
+    if len(spec.bots) != fmt.seats:
+        raise SimulationError(f"{fmt.name} has {fmt.seats} seats: give {fmt.seats} bots, not {len(spec.bots)}")
+
+
+def _meta(spec, shard, start, count, command):
+    fmt = spec.fmt()
+    return {"engine_version": ENGINE_VERSION, "package_version": __version__, "format": spec.format,
+            "rules_hash": fmt.rules_hash(), "rules": options_of(fmt), "root_seed": spec.seed,
+            "bots": list(spec.bots), "rotate": spec.rotate, "shard": shard, "first_game": start,
+            "games": count, "command": command}
+
+
+_LOCAL = threading.local()
+
+
+def run_shard(spec_dict, shard, start, count, out, command="", progress=None, stop=None):
+    """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns the count,
+    or 0 if `stop` was set before the shard finished (nothing is written then). Used by local threads and
+    by Dask workers alike."""
+    from kernels.game import play_batch
+    from kernels.movegen import new_workspace
+    from kernels.seeding import seeds_for
+    from .engine import BOTS
+    spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
+    fmt = spec.fmt()
+    rules = fmt.rules_array()
+    if getattr(_LOCAL, "ws", None) is None:
+        _LOCAL.ws = new_workspace()
+    names = spec.bot_names()
+    codes = spec.bot_codes(start, count)
+    ids = np.array([BOTS[n] for n in names], dtype=np.int64)[codes]
+    seeds = seeds_for(spec.seed, start, count)
+    parts = []
+    for lo in range(0, count, CHUNK):
+        if stop is not None and stop.is_set():
+            return 0
+        hi = min(count, lo + CHUNK)
+        parts.append(play_batch(rules, seeds[lo:hi], ids[lo:hi], ws=_LOCAL.ws))
+        if progress is not None:
+            progress(hi - lo)
+    rows = np.concatenate(parts)
+    if rows[:, L.G_OVERFLOW].any():
+        bad = int(start + np.flatnonzero(rows[:, L.G_OVERFLOW])[0])
+        raise RuntimeError(f"game {bad}: a position exceeded the move buffers; results would not be exact")
+    games, seats = storage.shard_tables(rows, start, codes, names, fmt.name, fmt.rules_hash(),
+                                        _meta(spec, shard, start, count, command))
+    storage.write_shard(out, shard, games, seats)
+    return count
+
+
+def _prepare_out(out, spec, resume, force):
+    """Check and set up the output folder; returns the shards already done."""
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-probe"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as e:
+        raise SimulationError(f"cannot write to output folder {out}: {e.strerror or e}")
+    manifest = storage.read_manifest(out)
+    if manifest is not None and not force:
+        if manifest.get("spec") != spec.identity():
+            raise SimulationError(f"{out} holds another run's output (use --force to replace it, or another --out)")
+        if manifest.get("complete"):
+            return {k for k, _, _ in spec.shards()}, manifest
+        if not resume:
+            raise SimulationError(f"{out} holds an unfinished run: add --resume to finish it, or --force")
+        storage.clean_partial(out)
+        return storage.done_shards(out), manifest
+    if manifest is None and any(out.iterdir()) and not force:
+        raise SimulationError(f"{out} is not empty and holds no khasino run (use --force, or another --out)")
+    for sub in (storage.GAMES, storage.SEATS):
+        shutil.rmtree(out / sub, ignore_errors=True)
+    (out / storage.MANIFEST).unlink(missing_ok=True)
+    for sub in (storage.GAMES, storage.SEATS):
+        (out / sub).mkdir()
+    return set(), None
+
+
+def _progress_bar(total, initial, quiet):
+    if quiet or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, initial=initial, unit=" games", unit_scale=True, dynamic_ncols=True,
+                smoothing=0.1)
+
+
+def _connect_dask(address):
+    try:
+        from distributed import Client
+    except ImportError:
+        raise SimulationError("--dask needs the distributed package: pip install 'khasino-sim[dask]'")
+    try:
+        return Client(address, timeout="5s")
+    except (OSError, TimeoutError, ValueError) as e:
+        raise SimulationError(f"cannot reach the Dask scheduler at {address}: {e.__class__.__name__}")
+
+
+def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
+             shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
+             command="", log=None):
+    """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
+
+    Returns the output folder; with out=None the run goes to a temporary folder and a pandas DataFrame
+    of its seats table (one row per seat per game, game columns joined) is returned instead.
+    Raises SimulationError on bad input. `log` (a callable) receives progress lines when quiet.
+    """
+    spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
+                   options=dict(options or {}), shard_size=int(shard_size))
+    validate(spec)
+    if out is None:
+        with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
+            simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
+                     True, command)
+            return load(tmp)
+    out = Path(out)
+    done, manifest = _prepare_out(out, spec, resume, force)
+    todo = [s for s in spec.shards() if s[0] not in done]
+    started = time.time()
+    if manifest is None or not manifest.get("complete"):
+        storage.write_manifest(out, {"spec": spec.identity(), "complete": False, "engine_version": ENGINE_VERSION,
+                                     "rules_hash": spec.fmt().rules_hash(), "command": command,
+                                     "shards": len(spec.shards())})
+    played = 0
+    if todo:
+        spec_dict = spec.identity()
+        if dask:
+            played = _run_dask(dask, spec_dict, todo, out, command, spec.games, quiet)
+        else:
+            played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
+                                workers or os.cpu_count() or 1)
+    elapsed = time.time() - started
+    done = storage.done_shards(out)
+    if done >= {k for k, _, _ in spec.shards()}:
+        m = storage.read_manifest(out)
+        if not m.get("complete"):
+            m.update(complete=True, seconds=round(elapsed, 3), games_played_last=played)
+            storage.write_manifest(out, m)
+    return out
+
+
+def _run_local(spec_dict, todo, out, command, total, quiet, workers):
+    bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def tick(n):
+        if bar is not None:
+            with lock:
+                bar.update(n)
+
+    played = 0
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = [pool.submit(run_shard, spec_dict, k, start, count, str(out), command, tick, stop)
+                   for k, start, count in todo]
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for f in finished:
+                played += f.result()
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    pool.shutdown()
+    return played
+
+
+def _run_dask(address, spec_dict, todo, out, command, total, quiet):
+    from distributed import as_completed
+    client = _connect_dask(address)
+    bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
+    played = 0
+    try:
+        futures = [client.submit(run_shard, spec_dict, k, start, count, str(Path(out).resolve()), command,
+                                 pure=False, key=f"khasino-shard-{k}-{start}")
+                   for k, start, count in todo]
+        for f in as_completed(futures):
+            n = f.result()
+            played += n
+            if bar is not None:
+                bar.update(n)
+    finally:
+        if bar is not None:
+            bar.close()
+        client.close()
+    return played
+
+
+def load(out, table="seats"):
+    """A run's table as a DataFrame; `seats` rows get the game columns joined (winner, turns, seed…)."""
+    import pandas as pd
+    seats = pd.read_parquet(Path(out) / storage.SEATS)
+    if table != "seats":
+        return pd.read_parquet(Path(out) / storage.GAMES)
+    games = pd.read_parquet(Path(out) / storage.GAMES, columns=["game", "seed", "format", "rules", "winner",
+                                                                "turns", "last_capturer"])
+    return seats.merge(games, on="game", how="left").sort_values(["game", "seat"], ignore_index=True)

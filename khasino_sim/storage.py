@@ -1,0 +1,146 @@
+"""Results on disk: a run folder holding `run.json` (the manifest) and two Parquet datasets, `games/` (one row
+per game) and `seats/` (one row per seat per game), one file per shard, each written atomically.
+
+Schema (docs/RESULTS.md has the full table): small integer types, dictionary-encoded names, zstd. Every file
+carries in its schema metadata (key `khasino`) the engine version, the rules and their hash, the root seed,
+the bots, the shard and the command line.
+"""
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from kernels import layout as L
+
+MANIFEST = "run.json"
+GAMES = "games"
+SEATS = "seats"
+
+SEAT_COLUMNS = [  # (column, statistics field, arrow type)
+    ("score", L.SEAT_SCORE, pa.int8()),
+    ("cards", L.SEAT_CARDS, pa.uint8()),
+    ("spades", L.SEAT_SPADES, pa.uint8()),
+    ("aces", L.SEAT_ACES, pa.uint8()),
+    ("two_spades", L.SEAT_TWO_SPADES, pa.uint8()),
+    ("ten_diamonds", L.SEAT_TEN_DIAMONDS, pa.uint8()),
+    ("most_cards", L.SEAT_MOST_CARDS, pa.uint8()),
+    ("most_spades", L.SEAT_MOST_SPADES, pa.uint8()),
+    ("captures", L.SEAT_CAPTURES, pa.uint8()),
+    ("builds", L.SEAT_BUILDS, pa.uint8()),
+    ("loads", L.SEAT_LOADS, pa.uint8()),
+    ("changes", L.SEAT_CHANGES, pa.uint8()),
+    ("builds_captured", L.SEAT_BUILDS_CAPTURED, pa.uint8()),
+    ("pile_cards_taken", L.SEAT_PILE_TAKEN, pa.uint8()),
+    ("trails", L.SEAT_TRAILS, pa.uint8()),
+    ("followups", L.SEAT_FOLLOWUPS, pa.uint8()),
+]
+
+
+def _dict_column(codes, names):
+    """A dictionary-encoded string column from integer codes into `names`."""
+    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int8()), pa.array(list(names), pa.string()))
+
+
+def _field(rows, seat, f):
+    return rows[:, L.G_SEAT0 + seat * L.SEAT_FIELDS + f]
+
+
+def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
+    """The games and seats tables of one shard. rows: statistics rows of games start.., bot_codes:
+    (n, seats) indices into bot_names."""
+    n, seats = bot_codes.shape
+    game = np.arange(start, start + n, dtype=np.uint64)
+    game_col = pa.array(game.astype(np.uint32) if start + n < 2**32 else game)
+    fmt_col = _dict_column(np.zeros(n, np.int8), [fmt_name])
+    rules_col = _dict_column(np.zeros(n, np.int8), [rules_hash])
+    winner = rows[:, L.G_WINNER].astype(np.int8)
+    win_code = np.where(winner >= 0, bot_codes[np.arange(n), np.maximum(winner, 0)], -1)
+    cols = {
+        "game": game_col,
+        "seed": pa.array(rows[:, L.G_SEED].view(np.uint64)),
+        "format": fmt_col,
+        "rules": rules_col,
+    }
+    for s in range(seats):
+        cols[f"bot_{s}"] = _dict_column(bot_codes[:, s], bot_names)
+    for s in range(seats):
+        cols[f"score_{s}"] = pa.array(_field(rows, s, L.SEAT_SCORE).astype(np.int8))
+    cols["winner"] = pa.array(winner)
+    cols["winner_bot"] = pa.DictionaryArray.from_arrays(
+        pa.array(win_code, type=pa.int8(), mask=win_code < 0), pa.array(list(bot_names), pa.string()))
+    cols["turns"] = pa.array(rows[:, L.G_TURNS].astype(np.uint8))
+    cols["last_capturer"] = pa.array(rows[:, L.G_LAST_CAP].astype(np.int8))
+    for name, f in (("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS),
+                    ("builds_captured", L.SEAT_BUILDS_CAPTURED), ("pile_cards_taken", L.SEAT_PILE_TAKEN)):
+        cols[name] = pa.array(sum(_field(rows, s, f) for s in range(seats)).astype(np.uint8))
+    games = pa.table(cols)
+
+    seat_idx = np.tile(np.arange(seats, dtype=np.uint8), n)
+    srows = np.repeat(np.arange(n), seats)
+    scols = {
+        "game": pa.array(np.repeat(game, seats).astype(np.uint32) if start + n < 2**32 else np.repeat(game, seats)),
+        "seat": pa.array(seat_idx),
+        "team": pa.array(seat_idx),          # 1v1: each seat is its own team (K15 teams come with 4p)
+        "bot": _dict_column(bot_codes.reshape(-1), bot_names),
+        "won": pa.array(np.repeat(winner, seats) == seat_idx),
+        "first": pa.array(seat_idx == 0),    # seat 0 leads every deal (K14)
+    }
+    per_seat = rows[:, L.G_SEAT0: L.G_SEAT0 + seats * L.SEAT_FIELDS].reshape(n * seats, L.SEAT_FIELDS)
+    assert per_seat.shape[0] == srows.shape[0]
+    for name, f, typ in SEAT_COLUMNS:
+        scols[name] = pa.array(per_seat[:, f].astype(typ.to_pandas_dtype()))
+    scols["team_score"] = scols["score"]
+    seats_t = pa.table(scols)
+    stamp = {b"khasino": json.dumps(meta, sort_keys=True).encode()}
+    return games.replace_schema_metadata(stamp), seats_t.replace_schema_metadata(stamp)
+
+
+def part_name(shard):
+    return f"part-{shard:06d}.parquet"
+
+
+def write_atomic(table, path):
+    """Write a Parquet file under a temporary name, then rename: a reader never sees half a file."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    pq.write_table(table, tmp, compression="zstd")
+    os.replace(tmp, path)
+
+
+def write_shard(out, shard, games, seats):
+    """Seats first, games last: a shard is complete exactly when its games file exists."""
+    out = Path(out)
+    write_atomic(seats, out / SEATS / part_name(shard))
+    write_atomic(games, out / GAMES / part_name(shard))
+
+
+def done_shards(out):
+    out = Path(out)
+    return {int(p.stem.split("-")[1]) for p in (out / GAMES).glob("part-*.parquet")}
+
+
+def clean_partial(out):
+    """Drop leftovers of an interrupted run: temporary files and seats files without their games file."""
+    out = Path(out)
+    done = done_shards(out)
+    for sub in (GAMES, SEATS):
+        for p in (out / sub).glob(".part-*"):
+            p.unlink()
+    for p in (out / SEATS).glob("part-*.parquet"):
+        if int(p.stem.split("-")[1]) not in done:
+            p.unlink()
+
+
+def read_manifest(out):
+    p = Path(out) / MANIFEST
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def write_manifest(out, manifest):
+    p = Path(out) / MANIFEST
+    tmp = p.with_name(f".{MANIFEST}.tmp")
+    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, p)

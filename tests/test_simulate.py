@@ -1,0 +1,193 @@
+"""`khasino simulate` and `khasino_sim.simulate`: dataset contents, determinism across workers, shard sizes
+and backends, atomic shards and resume after a real kill -9, refusal to overwrite, bad input, Dask."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from khasino_sim import ENGINE_VERSION
+from khasino_sim.simulate import simulate, load, SimulationError, RunSpec
+from khasino_sim.engine import play_game
+
+
+def khasino(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "khasino_sim", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def games_table(out):
+    return pd.read_parquet(Path(out) / "games").sort_values("game", ignore_index=True)
+
+
+def seats_table(out):
+    return pd.read_parquet(Path(out) / "seats").sort_values(["game", "seat"], ignore_index=True)
+
+
+def same_dataset(a, b):
+    pd.testing.assert_frame_equal(games_table(a), games_table(b))
+    pd.testing.assert_frame_equal(seats_table(a), seats_table(b))
+
+
+def test_rows_schema_and_stamps(tmp_path):
+    out = simulate(games=3000, bots=("greedy", "random"), seed=42, out=tmp_path / "r", shard_size=1000,
+                   workers=2, command="test")
+    g, s = games_table(out), seats_table(out)
+    assert len(g) == 3000 and g["game"].tolist() == list(range(3000)) and len(s) == 6000
+    assert (g["score_0"].astype(int) + g["score_1"] == 11).all()
+    assert (g["turns"] == 40).all()
+    # rotation: every bot plays every seat equally often
+    assert s.groupby(["bot", "seat"], observed=True).size().tolist() == [1500] * 4
+    assert str(g["bot_0"].dtype) == "category" and str(g["format"].dtype) == "category"
+    assert g["game"].dtype == np.uint32 and s["score"].dtype == np.int8 and s["cards"].dtype == np.uint8
+    assert ((s["won"]) == (s["score"] > 5)).all()
+    # a game's row is the game the engine plays from that seed
+    row = g.iloc[1234]
+    bots = (str(row["bot_0"]), str(row["bot_1"]))
+    ref = play_game("khasino", int(row["seed"]), bots)
+    assert [row["score_0"], row["score_1"]] == [x["score"] for x in ref["seats"]]
+    for part in (Path(out) / "games").glob("*.parquet"):
+        meta = json.loads(pq.read_schema(part).metadata[b"khasino"])
+        assert meta["engine_version"] == ENGINE_VERSION and meta["root_seed"] == 42
+        assert meta["command"] == "test" and len(meta["rules_hash"]) == 16
+        assert pq.ParquetFile(part).metadata.row_group(0).column(0).compression == "ZSTD"
+
+
+def test_seeds_are_numpy_seedsequence_spawn_keys(tmp_path):
+    g = games_table(simulate(games=50, seed=7, out=tmp_path / "r"))
+    want = [np.random.SeedSequence(7, spawn_key=(i,)).generate_state(1, np.uint64)[0] for i in range(50)]
+    assert g["seed"].tolist() == want
+
+
+def test_same_games_whatever_workers_and_shards(tmp_path):
+    a = simulate(games=5000, seed=3, out=tmp_path / "a", workers=1, shard_size=5000)
+    b = simulate(games=5000, seed=3, out=tmp_path / "b", workers=2, shard_size=700)
+    same_dataset(a, b)
+
+
+def test_small_run_returns_a_dataframe():
+    df = simulate(games=400, bots=("random", "greedy"), seed=1)
+    assert isinstance(df, pd.DataFrame) and len(df) == 800
+    assert {"bot", "seat", "won", "score", "winner", "seed"} <= set(df.columns)
+    assert df.groupby("bot").won.mean()["greedy"] > 0.5
+
+
+def test_rule_options_change_the_rules_hash(tmp_path):
+    a = games_table(simulate(games=200, seed=1, out=tmp_path / "a"))
+    b = games_table(simulate(games=200, seed=1, out=tmp_path / "b", options={"follow_ups": "false"}))
+    assert a["rules"].iloc[0] != b["rules"].iloc[0]
+
+
+def test_refuses_another_runs_output(tmp_path):
+    simulate(games=100, seed=1, out=tmp_path / "r")
+    with pytest.raises(SimulationError, match="another run"):
+        simulate(games=100, seed=2, out=tmp_path / "r")
+    simulate(games=100, seed=1, out=tmp_path / "r")          # the same finished run: nothing to do
+    simulate(games=100, seed=2, out=tmp_path / "r", force=True)
+    assert games_table(tmp_path / "r")["seed"].iloc[0] == np.random.SeedSequence(2, spawn_key=(0,)).generate_state(1, np.uint64)[0]
+
+
+def test_resume_after_kill_9(tmp_path):
+    """A real subprocess killed with SIGKILL mid-run, then --resume: no game lost or duplicated."""
+    out = tmp_path / "killed"
+    args = [sys.executable, "-m", "khasino_sim", "simulate", "--games", "120000", "--shard-size", "4000",
+            "--workers", "1", "--seed", "9", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 300
+        while len(list((out / "games").glob("part-*.parquet"))) < 3:
+            assert proc.poll() is None, "the run ended before it could be killed"
+            assert time.time() < deadline
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    done = len(list((out / "games").glob("part-*.parquet")))
+    assert 3 <= done < 30
+    r = khasino("simulate", "--games", "120000", "--shard-size", "4000", "--seed", "9", "--out", str(out),
+                "--quiet")
+    assert r.returncode == 2 and "--resume" in r.stderr
+    r = khasino("simulate", "--games", "120000", "--shard-size", "4000", "--seed", "9", "--out", str(out),
+                "--quiet", "--resume")
+    assert r.returncode == 0, r.stderr
+    g = games_table(out)
+    assert g["game"].tolist() == list(range(120000))
+    ref = simulate(games=120000, seed=9, out=tmp_path / "whole", shard_size=30000, workers=2)
+    same_dataset(out, ref)
+    assert not list(out.glob("**/.part-*"))
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["--format", "poker"], "unknown format"),
+    (["--bots", "greedy,genius"], "unknown bot"),
+    (["--bots", "greedy,random,random"], "give 2 bots"),
+    (["--set", "speed=fast"], "unknown rule option"),
+    (["--set", "follow_ups=maybe"], "takes true or false"),
+    (["--games", "0"], "must be positive"),
+    (["--games", "-5"], "must be positive"),
+    (["--out", "/proc/khasino-cannot-write"], "cannot write"),
+    (["--dask", "tcp://127.0.0.1:9"], "cannot reach the Dask scheduler"),
+])
+def test_bad_input_is_one_line_exit_2(tmp_path, args, expect):
+    base = ["simulate", "--games", "100", "--quiet"]
+    if "--out" not in args:
+        base += ["--out", str(tmp_path / "x")]
+    r = khasino(*base, *args, timeout=120)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert expect in r.stderr and "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_cli_summary(tmp_path):
+    r = khasino("simulate", "--games", "2000", "--out", str(tmp_path / "r"), "--seed", "5")
+    assert r.returncode == 0, r.stderr
+    assert "games      2,000" in r.stdout and "win rate" in r.stdout and "first seat advantage" in r.stdout
+    assert "95% CI" in r.stdout and "mean score" in r.stdout
+    assert "\r" not in r.stderr, "no progress bar when not on a terminal"
+
+
+def test_bot_order_is_per_seat_without_rotation():
+    spec = RunSpec(bots=("random", "greedy"), rotate=False)
+    codes = spec.bot_codes(0, 4)
+    assert [[spec.bot_names()[c] for c in row] for row in codes] == [["random", "greedy"]] * 4
+
+
+def test_dask_cluster_gives_the_local_dataset(tmp_path):
+    """A real scheduler and two workers on loopback."""
+    sched_file = tmp_path / "scheduler.json"
+    env = dict(os.environ, DASK_DISTRIBUTED__WORKER__DAEMON="False")
+    procs = [subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard", "--scheduler-file", str(sched_file)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        deadline = time.time() + 120
+        while not sched_file.exists():
+            assert time.time() < deadline, "the scheduler did not start"
+            time.sleep(0.2)
+        address = json.loads(sched_file.read_text())["address"]
+        for _ in range(2):
+            procs.append(subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nthreads", "1",
+                                           "--nworkers", "1", "--no-dashboard", "--host", "127.0.0.1"],
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        from distributed import Client
+        with Client(address, timeout="30s") as c:
+            c.wait_for_workers(2, timeout=120)
+        a = simulate(games=6000, seed=11, out=tmp_path / "dask", shard_size=1000, dask=address)
+        b = simulate(games=6000, seed=11, out=tmp_path / "local", shard_size=3000, workers=1)
+        same_dataset(a, b)
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
