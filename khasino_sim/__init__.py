@@ -8,3 +8,10 @@ __version__ = "0.1.0"
 # Bumped whenever the engine's behaviour changes (rules, dealing, bots, statistics): any change that can
 # alter a game played from the same seed. Stamped into every results file.
 ENGINE_VERSION = 1
+
+
+def simulate(*args, **kwargs):
+    """Play a run of games: see khasino_sim.runs.simulate (returns the dataset folder, or a DataFrame
+    for a run without `out`)."""
+    from .runs import simulate as run
+    return run(*args, **kwargs)

@@ -177,7 +177,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
              quiet):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset."""
     import time
-    from .simulate import simulate as run, SimulationError
+    from .runs import simulate as run, SimulationError
     from .stats import summarize, format_summary
     fmt = _format(fmt_name)
     names = [b.strip() for b in bots.split(",") if b.strip()]

@@ -19,10 +19,6 @@ SUITS = "SHDC"
 DECK40 = [r + s for r in RANKS for s in SUITS]          # card-index order (RULES.md "Cards")
 
 
-def value(card):
-    return 1 if card[0] == "A" else int(card[:-1])
-
-
 def all_cards(st):
     cards = [c for h in st["hands"] for c in h] + list(st["table"]["loose"]) + list(st["stock"])
     cards += [c for b in st["table"]["builds"] for g in b["groups"] for c in g]
@@ -268,6 +264,16 @@ def test_K4_P4_build_capture_grounds_a_pile_only_group(fmt):
     }
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_K4_each_card_in_only_one_unit(fmt):
+    # 8H, loose 5C 3C 3D: 5C+3C or 5C+3D, never both (the 5C would be used twice)
+    st = position(fmt, hands=(["8H", "2S"], ["9D", "10D"]), loose=["5C", "3C", "3D"])
+    assert outcomes(st, "8H", "capture") == {
+        O("8H", "capture", [], ["3D"], ["5C", "3C", "8H"]),
+        O("8H", "capture", [], ["3C"], ["5C", "3D", "8H"]),
+    }
+
+
 # ---------------------------------------------------------------------------------------------- K5
 
 
@@ -395,6 +401,33 @@ def test_K6_P6_durban_owner_may_still_load_the_opponents_build(fmt):
         in outcomes(st, "5H", "load")
 
 
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_K6_any_build_may_be_loaded_even_an_opponents_compound_build(fmt):
+    st = position(fmt, hands=(["3H", "5H"], ["5S", "9D"]), loose=["2S"], builds=[(5, 1, [["5C"], ["5D"]])])
+    assert outcomes(st, "3H", "load") == {O("3H", "load", [bld(5, 1, ["5C"], ["5D"], ["3H", "2S"])])}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_K6_load_with_the_played_card_alone_plus_more_loose_groups(fmt):
+    # 9H (another 9 kept) onto own Build 9, optionally with the loose 6D+3D as a second new group
+    st = position(fmt, hands=(["9H", "9S"], ["2D", "2C"]), loose=["6D", "3D"], builds=[(9, 0, [["5C", "4C"]])])
+    assert outcomes(st, "9H", "load") == {
+        O("9H", "load", [bld(9, 0, ["5C", "4C"], ["9H"])], ["6D", "3D"]),
+        O("9H", "load", [bld(9, 0, ["5C", "4C"], ["9H"], ["6D", "3D"])]),
+    }
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_K6_K8_load_uses_exposed_then_next_pile_card_in_separate_groups(fmt):
+    # opponent pile bottom..top 7D, 6D: 3H+6D, then 2C+7D once 6D is used
+    st = position(fmt, hands=(["3H", "9C"], ["2D", "5D"]), loose=["2C"], piles=([], ["7D", "6D"]),
+                  builds=[(9, 0, [["5S", "4S"]])])
+    assert outcomes(st, "3H", "load") == {
+        O("3H", "load", [bld(9, 0, ["5S", "4S"], ["3H", "6D"])], ["2C"]),
+        O("3H", "load", [bld(9, 0, ["5S", "4S"], ["3H", "6D"], ["2C", "7D"])]),
+    }
+
+
 # ---------------------------------------------------------------------------------------------- K7
 
 
@@ -472,6 +505,17 @@ def test_K7_P6_durban_build_owner_cannot_change_an_opponents_build(fmt, allowed)
     assert outcomes(st, "AH", "change") == expect
 
 
+def test_K7_K8_durban_change_uses_at_most_one_pile_card():
+    # opponent pile bottom..top AS, AD: 6 + AC + AD + AS = 9 would put two pile cards in the one group
+    st = position("durban", hands=(["AC", "9C"], ["6D", "9S"]), piles=([], ["AS", "AD"]),
+                  builds=[(6, 1, [["4H", "2H"]])])
+    assert moves(st, "AC", "change") == []
+    # with an 8 kept instead, AC + AD makes 8
+    st = position("durban", hands=(["AC", "8C"], ["6D", "9S"]), piles=([], ["AS", "AD"]),
+                  builds=[(6, 1, [["4H", "2H"]])])
+    assert outcomes(st, "AC", "change") == {O("AC", "change", [bld(8, 0, ["4H", "2H", "AC", "AD"])])}
+
+
 # ---------------------------------------------------------------------------------------------- K8
 
 
@@ -484,9 +528,13 @@ def test_K8_exposed_pile_card_then_the_one_under_it_in_another_group_never_two_i
         O("8H", "capture", [], ["5C", "7C"], ["6C", "2D", "8H"]),
         O("8H", "capture", [], ["5C"], ["6C", "2D", "7C", "AD", "8H"]),
     }
-    piles_after = {gained(st, m): m.result["piles"][1] for m in moves(st, "8H", "capture")}
-    assert piles_after[frozenset(["6C", "2D", "8H"])] == ["AD"]
-    assert piles_after[frozenset(["6C", "2D", "7C", "AD", "8H"])] == []
+    n = len(st["piles"][0])
+    piles_after = {tuple(m.result["piles"][0][n:]): m.result["piles"][1] for m in moves(st, "8H", "capture")}
+    assert piles_after == {
+        ("6C", "2D", "8H"): ["AD"],
+        # K10: groups in canonical order (7C, the highest card index, first), higher rank under
+        ("7C", "AD", "6C", "2D", "8H"): [],
+    }
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -537,6 +585,25 @@ def test_K9_P5_follow_up_groups_are_loose_only_and_to_own_builds_only():
     # no owned build at all, a 9 kept: the capture creates no build
     st = position("khasino", hands=(["9C", "7H"], ["9D", "3C"]), loose=["7D", "6D", "3D"])
     assert outcomes(st, "7H") == {O("7H", "capture", [], ["6D", "3D"], ["7D", "7H"])}
+
+
+def test_K9_P5_P7_follow_ups_to_several_owned_builds():
+    # seat 0 owns Build 9 and Build 7; 8H takes 8D; then any choice of disjoint loose groups may follow:
+    # 6D+3D or 6D+3H to Build 9, 4H+3D or 4H+3H to Build 7
+    st = position("khasino", hands=(["9C", "7C", "8H"], ["2D", "2C", "10D"]),
+                  loose=["8D", "6D", "3D", "4H", "3H"],
+                  builds=[(9, 0, [["5S", "4S"]]), (7, 0, [["6S", "AS"]])])
+    b9, b7 = ["5S", "4S"], ["6S", "AS"]
+    gain = ["8D", "8H"]
+    assert outcomes(st, "8H") == {
+        O("8H", "capture", [bld(9, 0, b9), bld(7, 0, b7)], ["6D", "3D", "4H", "3H"], gain),
+        O("8H", "capture", [bld(9, 0, b9, ["6D", "3D"]), bld(7, 0, b7)], ["4H", "3H"], gain),
+        O("8H", "capture", [bld(9, 0, b9, ["6D", "3H"]), bld(7, 0, b7)], ["4H", "3D"], gain),
+        O("8H", "capture", [bld(9, 0, b9), bld(7, 0, b7, ["4H", "3D"])], ["6D", "3H"], gain),
+        O("8H", "capture", [bld(9, 0, b9), bld(7, 0, b7, ["4H", "3H"])], ["6D", "3D"], gain),
+        O("8H", "capture", [bld(9, 0, b9, ["6D", "3D"]), bld(7, 0, b7, ["4H", "3H"])], [], gain),
+        O("8H", "capture", [bld(9, 0, b9, ["6D", "3H"]), bld(7, 0, b7, ["4H", "3D"])], [], gain),
+    }
 
 
 def test_K9_no_follow_up_after_a_trail():
@@ -663,21 +730,47 @@ def test_K12_last_capturer_takes_the_table_after_the_last_card(fmt):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_K12_capture_with_the_last_card_then_sweep_to_that_player(fmt):
+def test_K12_K8_K10_capture_with_the_last_card_then_sweep_to_that_player(fmt):
+    # seat 1 plays the last card, 9D; loose 9C 3S 2H; seat 0's exposed pile card 4C completes 3S+2H+4C
     st = position(fmt, hands=([], ["9D"]), loose=["9C", "3S", "2H"], piles=(["4C"], []), to_move=1,
                   last_capturer=0)
     n = len(st["piles"][1])
-    (cap,) = moves(st, "9D", "capture")
-    r = cap.result
-    assert r["over"] is True and r["last_capturer"] == 1
-    assert r["piles"][1][n:] == ["9C", "9D", "3S", "2H"]
-    assert r["piles"][0] == ["4C"]
+    caps = moves(st, "9D", "capture")
+    got = {}
+    for m in caps:
+        r = m.result
+        assert r["over"] is True and r["to_move"] is None and r["last_capturer"] == 1
+        assert r["table"] == {"loose": [], "builds": []}
+        got[tuple(r["piles"][1][n:])] = r["piles"][0]
+    assert got == {
+        # capture 9C, then the K12 sweep of the rest (as one group, higher rank under) to the capturer
+        ("9C", "9D", "3S", "2H"): ["4C"],
+        # capture 4C+3S+2H (pile card used, K8), then the sweep of 9C
+        ("4C", "3S", "2H", "9D", "9C"): [],
+        # both units: groups in canonical order (the group with the highest card index, 9C, first)
+        ("9C", "4C", "3S", "2H", "9D"): [],
+    }
     tr = moves(st, "9D", "trail")
     if fmt == "khasino":
         assert tr == []                                            # K11: a 9 is loose
     else:
-        (t,) = tr
-        assert t.result["piles"][0] == ["4C", "9D", "9C", "3S", "2H"]   # durban trail: sweep to seat 0
+        (t,) = tr                                                  # durban trail: sweep to seat 0
+        assert t.result["piles"][0] == ["4C", "9D", "9C", "3S", "2H"]
+        assert t.result["last_capturer"] == 0
+
+
+def test_P2_K12_durban_nobody_captured_sweep_goes_to_the_last_player():
+    # a durban game with no capture at all: 39 cards loose, seat 1 trails the last card (AC)
+    loose = [c for c in DECK40 if c != "AC"]
+    st = position("durban", hands=([], ["AC"]), loose=loose, to_move=1, last_capturer=None)
+    assert st["piles"] == [[], []] and st["last_capturer"] is None
+    (t,) = moves(st, "AC", "trail")
+    r = t.result
+    assert r["over"] is True and r["to_move"] is None
+    assert r["last_capturer"] == 1                        # P2: recorded as the last capturer
+    assert r["piles"][0] == []
+    # K12 sweep: the loose cards as one group, higher rank underneath, equal ranks S under H under D under C
+    assert r["piles"][1] == [rk + su for rk in reversed(RANKS) for su in SUITS]
 
 
 # ---------------------------------------------------------------------------------------------- K13

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from khasino_sim import ENGINE_VERSION
-from khasino_sim.simulate import simulate, load, SimulationError, RunSpec
+from khasino_sim.runs import simulate, load, SimulationError, RunSpec
 from khasino_sim.engine import play_game
 
 
@@ -191,3 +191,9 @@ def test_dask_cluster_gives_the_local_dataset(tmp_path):
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 p.kill()
+
+
+def test_package_level_api_stays_callable():
+    import khasino_sim
+    assert len(khasino_sim.simulate(games=20)) == 40
+    assert len(khasino_sim.simulate(games=10, bots=("random", "random"))) == 20
