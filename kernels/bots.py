@@ -7,16 +7,15 @@ from .layout import (
     S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    M_KEY, M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, MOVE_FIELDS, WS_MOVES, WS_KEYS, WS_OBS,
+    M_KEY, M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, MOVE_FIELDS, WS_MOVES,
     BOT_RANDOM, BOT_GREEDY,
 )
 from .bits import popcount
-from .rng import next_u64
-
-SIGN = np.int64(-9223372036854775808)   # XOR with this maps unsigned order onto signed order
+from .rng import next_u64, fmix
 
 
-@njit(cache=True, nogil=True)
+
+@njit(cache=True, nogil=True, _nrt=False)
 def observe(st, rules, seat, obs, at):
     """Write what `seat` sees into obs[at:at+OBS_SIZE] (RULINGS.md, "What bots see"): own hand, loose cards,
     builds (cards, owner), each pile's top card and size, hand sizes, stock size. Nothing else."""
@@ -40,67 +39,32 @@ def observe(st, rules, seat, obs, at):
         obs[at + O_BCARDS + v] = m
 
 
-@njit(cache=True, nogil=True)
-def sort_unique(a, lo, n):
-    """Sort a[lo:lo+n] ascending in place (shell sort, no allocation) and drop repeats; returns the count."""
-    gap = 1
-    while gap < n // 3:
-        gap = 3 * gap + 1
-    while gap >= 1:
-        for i in range(gap, n):
-            x = a[lo + i]
-            j = i
-            while j >= gap and a[lo + j - gap] > x:
-                a[lo + j] = a[lo + j - gap]
-                j -= gap
-            a[lo + j] = x
-        gap //= 3
-    if n == 0:
-        return 0
-    d = 1
-    for i in range(1, n):
-        if a[lo + i] != a[lo + d - 1]:
-            a[lo + d] = a[lo + i]
-            d += 1
-    return d
-
-
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def mv(ws, i, field):
     return ws[WS_MOVES + i * MOVE_FIELDS + field]
 
 
-@njit(cache=True, nogil=True)
-def pick_key(ws, n, d, stream):
-    """Draw one bot-stream value; return the candidate with the (r mod d)-th smallest of the d sorted keys."""
-    r = next_u64(stream)
-    k = ws[WS_KEYS + np.int64(r % np.uint64(d))] ^ SIGN
-    for i in range(n):
-        if mv(ws, i, M_KEY) == k:
-            return i
-    return 0
-
-
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def choose(bot, ws, n, stream):
-    """Candidate the bot plays among the n in the workspace move list (docs/ENGINE.md, "Bots").
-
-    A bot reads the move list and the observation at ws[WS_OBS:], nothing else."""
+    """Candidate the bot plays among the n in the workspace move list (docs/ENGINE.md, "Bots"): after the
+    greedy filter, the move whose key minimises fmix(key ^ r) for one draw r, a uniform pick over distinct
+    moves. A bot reads the move list and the observation at ws[WS_OBS:], nothing else."""
+    r = next_u64(stream)
+    bp, bc, bs, bt = 0, 0, 0, 0
     if bot == BOT_GREEDY:
-        bp, bc, bs, bt = -1, -1, -1, -1
+        bp, bc, bs, bt = -1, -1, -1, -(1 << 40)
         for i in range(n):
-            p_, c_, s_, t_ = mv(ws, i, M_POINTS), mv(ws, i, M_CARDS), mv(ws, i, M_SPADES), -mv(ws, i, M_TABLE_POINTS)
-            if (p_, c_, s_, t_) > (bp, bc, bs, bt):
-                bp, bc, bs, bt = p_, c_, s_, t_
-        d = 0
-        for i in range(n):
-            if (mv(ws, i, M_POINTS) == bp and mv(ws, i, M_CARDS) == bc and mv(ws, i, M_SPADES) == bs
-                    and -mv(ws, i, M_TABLE_POINTS) == bt):
-                ws[WS_KEYS + d] = mv(ws, i, M_KEY) ^ SIGN
-                d += 1
-        d = sort_unique(ws, WS_KEYS, d)
-        return pick_key(ws, n, d, stream)
+            f = (mv(ws, i, M_POINTS), mv(ws, i, M_CARDS), mv(ws, i, M_SPADES), -mv(ws, i, M_TABLE_POINTS))
+            if f > (bp, bc, bs, bt):
+                bp, bc, bs, bt = f
+    best = 0
+    best_h = np.uint64(0)
+    found = False
     for i in range(n):
-        ws[WS_KEYS + i] = mv(ws, i, M_KEY) ^ SIGN
-    d = sort_unique(ws, WS_KEYS, n)
-    return pick_key(ws, n, d, stream)
+        if bot == BOT_GREEDY and (mv(ws, i, M_POINTS) != bp or mv(ws, i, M_CARDS) != bc
+                                  or mv(ws, i, M_SPADES) != bs or -mv(ws, i, M_TABLE_POINTS) != bt):
+            continue
+        h = fmix(np.uint64(mv(ws, i, M_KEY)) ^ r)
+        if not found or h < best_h:
+            best, best_h, found = i, h, True
+    return best

@@ -22,7 +22,7 @@ from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def cards_accounted(st, rules):
     """Every card of the deck is in exactly one place: a hand, the table, a pile or the undealt stock."""
     seen = 0
@@ -68,7 +68,7 @@ def cards_accounted(st, rules):
     return total == rules[R_DECK] and seen == (1 << rules[R_DECK]) - 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     """Play the game in `st` to the end. bots[seat] is a bot id. trace (if long enough) receives the key of
     every move played (-1 rows for K11 fallbacks); returns the number of moves played."""
@@ -108,14 +108,15 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     return turns
 
 
-@njit(cache=True, nogil=True)
-def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check):
-    """Deal from the game seed and play one whole game; results in the statistics row `stats`."""
-    stats[:] = 0
+@njit(cache=True, nogil=True, _nrt=False)
+def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream):
+    """Deal from the game seed and play one whole game; results in the statistics row `stats`.
+    `stream` is a one-element uint64 scratch array (the deal stream, then the bot stream)."""
+    for i in range(stats.shape[0]):
+        stats[i] = 0
     stats[G_SEED] = np.int64(game_seed)
-    shuffle_deck(deck, rules[R_DECK], game_seed)
+    shuffle_deck(deck, rules[R_DECK], game_seed, stream)
     init_state(st, rules, deck)
-    stream = np.empty(1, dtype=np.uint64)
     stream[0] = bot_stream_seed(game_seed)
     return run_game(rules, bots, stream, st, ws, stats, trace, check)
 
@@ -125,8 +126,9 @@ def _play_batch(rules, seeds, bots, out, check, ws):
     st = np.zeros(STATE_SIZE, dtype=np.int64)
     deck = np.zeros(104, dtype=np.int64)
     trace = np.zeros(0, dtype=np.int64)
+    stream = np.zeros(1, dtype=np.uint64)
     for g in range(seeds.shape[0]):
-        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check)
+        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream)
 
 
 def play_batch(rules, seeds, bots, check=False, ws=None):

@@ -143,6 +143,5 @@ WS_SUB = CTX_SIZE                                  # ws[WS_SUB + row*MAX_SUBSETS
 WS_WORK = WS_SUB + SUB_ROWS * MAX_SUBSETS          # ws[WS_WORK + row*WORK_LEN + k]
 WS_MOVES = WS_WORK + WORK_ROWS * WORK_LEN          # ws[WS_MOVES + m*MOVE_FIELDS + field]
 WS_POOL = WS_MOVES + MAX_MOVES * MOVE_FIELDS       # ws[WS_POOL + 2*i] group mask, ws[WS_POOL + 2*i + 1] build value
-WS_KEYS = WS_POOL + 2 * MAX_POOL                   # bots' key buffer
-WS_OBS = WS_KEYS + MAX_MOVES                       # the observation handed to a bot
+WS_OBS = WS_POOL + 2 * MAX_POOL                    # the observation handed to a bot
 WS_SIZE = WS_OBS + OBS_SIZE

@@ -57,7 +57,7 @@ def new_workspace():
     return np.zeros(WS_SIZE, dtype=np.int64)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def combo_next(ws, cm, lo, hi, sel, used, ctl):
     """Next selection of pairwise-disjoint masks ws[cm+lo : cm+hi] (ascending indices), each selection once.
 
@@ -85,7 +85,7 @@ def combo_next(ws, cm, lo, hi, sel, used, ctl):
         i = ws[sel + d] + 1
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def combo_start(ws, taken, lo, used, ctl):
     """Start a `combo_next` enumeration from index lo, with the cards `taken` unavailable."""
     ws[used] = taken
@@ -93,7 +93,7 @@ def combo_start(ws, taken, lo, used, ctl):
     ws[ctl + 1] = lo
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def mask_points(m, rules):
     total = 0
     m &= rules[R_POINT_MASK]
@@ -104,7 +104,7 @@ def mask_points(m, rules):
     return total
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pile_hash_group(seat, pos, g, top_rank):
     """Hash terms of group g put on seat's pile from position pos, in K10 order; returns (hash, next pos)."""
     h = np.uint64(0)
@@ -118,7 +118,7 @@ def pile_hash_group(seat, pos, g, top_rank):
     return h, pos
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def pile_ok(used, ws):
     """K8: the cards used from each opponent pile are exactly its top k."""
     for j in range(ws[C_NOPP]):
@@ -128,7 +128,7 @@ def pile_ok(used, ws):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def prepare(st, rules, p, ws):
     """Per-position tables: opponent pile items, subset buckets, hand value counts, owned builds, points."""
     nseats = rules[R_SEATS]
@@ -249,7 +249,7 @@ def prepare(st, rules, p, ws):
     ws[C_TABLE_POINTS] = tp
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def keeps_commitments(ws, cv, exempt):
     """P1: after playing a card of value cv, the mover still holds a card of each owned build's value."""
     for k in range(ws[C_NOWNED]):
@@ -259,7 +259,7 @@ def keeps_commitments(ws, cv, exempt):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def emit(st, rules, p, ws, kind, c, value, target, used, ng):
     """Write one candidate (groups in ws[GBUF:GBUF+ng]): record, pool entries, key and greedy features.
 
@@ -362,7 +362,7 @@ def emit(st, rules, p, ws, kind, c, value, target, used, ng):
     return n
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def emit_followups(st, rules, p, ws, base):
     """K9/P5: every non-empty set of disjoint loose-only groups added to builds the mover owns after `base`.
 
@@ -441,7 +441,7 @@ def emit_followups(st, rules, p, ws, base):
         ws[C_NPOOL] = np_ + d
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def insert_sorted(ws, ng, g):
     """Insert mask g into ws[GBUF:GBUF+ng], kept in descending order; returns the new length."""
     i = ng
@@ -452,14 +452,14 @@ def insert_sorted(ws, ng, g):
     return ng + 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def emit_with_followups(st, rules, p, ws, kind, c, value, target, used, ng):
     row = emit(st, rules, p, ws, kind, c, value, target, used, ng)
     if row >= 0 and rules[R_FOLLOW]:
         emit_followups(st, rules, p, ws, row)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def gen_captures(st, rules, p, ws, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
     v = card_value(c)
@@ -492,7 +492,7 @@ def gen_captures(st, rules, p, ws, c):
             emit_with_followups(st, rules, p, ws, KIND_CAPTURE, c, v, target, u, d)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def gen_groups_onto(st, rules, p, ws, c, kind, value):
     """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
     cv = card_value(c)
@@ -531,7 +531,7 @@ def gen_groups_onto(st, rules, p, ws, c, kind, value):
             emit_with_followups(st, rules, p, ws, kind, c, value, value, u, ng)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def gen_changes(st, rules, p, ws, c):
     """K7: raise an opponent's simple build to a new value the mover holds; it passes to the mover."""
     cv = card_value(c)
@@ -562,7 +562,7 @@ def gen_changes(st, rules, p, ws, c):
                     emit_with_followups(st, rules, p, ws, KIND_CHANGE, c, nv, w, smask, 1)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def generate(st, rules, p, ws):
     """Fill the workspace move list with every legal move of seat p (duplicates by key possible, P7).
 

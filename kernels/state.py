@@ -21,10 +21,10 @@ from .rng import next_u64, zterm
 SPADES = np.int64(SPADES_MASK)
 
 
-@njit(cache=True, nogil=True)
-def shuffle_deck(deck, n, game_seed):
-    """Fisher-Yates shuffle of deck[:n] = 0..n-1 from the deal stream (docs/ENGINE.md)."""
-    stream = np.empty(1, dtype=np.uint64)   # one small allocation per game, not per move
+@njit(cache=True, nogil=True, _nrt=False)
+def shuffle_deck(deck, n, game_seed, stream):
+    """Fisher-Yates shuffle of deck[:n] = 0..n-1 from the deal stream (docs/ENGINE.md); `stream` is a
+    one-element uint64 scratch array."""
     stream[0] = np.uint64(game_seed)
     for i in range(n):
         deck[i] = i
@@ -35,7 +35,7 @@ def shuffle_deck(deck, n, game_seed):
         deck[j] = t
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def deal_round(st, rules):
     """Deal R_HAND cards to each seat from the stock (K14: seat order, consecutive cards)."""
     pos = st[S_STOCK_POS]
@@ -48,10 +48,11 @@ def deal_round(st, rules):
     st[S_STOCK_POS] = pos
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def init_state(st, rules, deck):
     """The position before the first move, from an explicit deck order (the injectable deal step)."""
-    st[:] = 0
+    for i in range(st.shape[0]):
+        st[i] = 0
     st[S_LAST_CAP] = -1
     st[S_LAST_MOVER] = -1
     for v in range(MAX_VALUE + 1):
@@ -68,7 +69,7 @@ def init_state(st, rules, deck):
     st[S_TO_MOVE] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def push_group(st, seat, g, top_rank):
     """Put group g on seat's pile in K10 order: higher rank underneath, equal ranks S, H, D, C upwards."""
     base = S_PILE + seat * MAX_PILE
@@ -83,13 +84,13 @@ def push_group(st, seat, g, top_rank):
     st[S_PLEN + seat] = pos
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def remove_build(st, v):
     st[S_BOWNER + v] = -1
     st[S_BNG + v] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def apply_move(st, rules, p, ws, m):
     """Play candidate m of the workspace move list for seat p (position right after it; no deal, no sweep)."""
     r = WS_MOVES + m * MOVE_FIELDS
@@ -150,7 +151,7 @@ def apply_move(st, rules, p, ws, m):
     st[S_TURN] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def trail_fallback(st, p):
     """K11: with no legal move at all, the lowest card of the hand is trailed."""
     hand = st[S_HANDS + 2 * p]
@@ -161,7 +162,7 @@ def trail_fallback(st, p):
     st[S_TURN] += 1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def sweep(st, rules):
     """K12/P2: the last capturer (else the last player, who is then recorded as last capturer) takes the
     builds, then the loose cards."""
@@ -179,7 +180,7 @@ def sweep(st, rules):
     st[S_LOOSE] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def advance(st, rules, p):
     """After seat p's move: pass the turn; deal when hands are empty and stock remains; else end (K12)."""
     nseats = rules[R_SEATS]
@@ -200,7 +201,7 @@ def advance(st, rules, p):
     st[S_TO_MOVE] = -1
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def pile_mask(st, s):
     m = 0
     base = S_PILE + s * MAX_PILE
@@ -209,7 +210,7 @@ def pile_mask(st, s):
     return m
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def score(st, rules, out):
     """K13 scoring into the per-seat blocks of a statistics row; returns the winning seat (-1 on a tie)."""
     nseats = rules[R_SEATS]
@@ -264,7 +265,7 @@ def score(st, rules, out):
     return winner
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, _nrt=False)
 def position_hash(st, rules):
     """H of docs/ENGINE.md computed from scratch (tests check the incremental move keys against it)."""
     h = np.uint64(0)

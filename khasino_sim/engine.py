@@ -58,7 +58,7 @@ def new_game(fmt_name, seed=0, deck=None):
     fmt = get_format(fmt_name)
     order = np.zeros(104, dtype=np.int64)
     if deck is None:
-        shuffle_deck(order, fmt.deck, np.uint64(seed))
+        shuffle_deck(order, fmt.deck, np.uint64(seed), np.zeros(1, dtype=np.uint64))
     else:
         ids = [parse_card(c) for c in deck]
         if sorted(ids) != list(range(fmt.deck)):
@@ -196,7 +196,8 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True):
     deck = np.zeros(104, dtype=np.int64)
     stats = np.zeros(L.STATS_SIZE, dtype=np.int64)
     trace = np.zeros(4 * fmt.deck, dtype=np.int64)
-    n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check)
+    n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check,
+                   np.zeros(1, dtype=np.uint64))
     if stats[L.G_OVERFLOW]:
         raise EngineError(f"game {seed}: position too large for the move buffers")
     return {

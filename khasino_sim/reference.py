@@ -694,14 +694,15 @@ def choose(bot: str, moves: list[RefMove], r: int) -> RefMove:
     if not uniq:
         raise ValueError("no moves to choose from")
     if bot == "random":
-        keys = sorted(uniq)
+        keys = list(uniq)
     elif bot == "greedy":
         feat = {k: (m.points, m.cards, m.spades, -m.table_points) for k, m in uniq.items()}
         best = max(feat.values())
-        keys = sorted(k for k, f in feat.items() if f == best)
+        keys = [k for k, f in feat.items() if f == best]
     else:
         raise ValueError(f"unknown bot {bot!r}")
-    return uniq[keys[r % len(keys)]]
+    # ENGINE.md "Bots": the candidate whose key minimises fmix(key ^ r), a uniform draw over distinct moves
+    return uniq[min(keys, key=lambda k: fmix(k ^ r))]
 
 
 def play_game(fmt: str, game_seed: int, bots=("random", "random")) -> dict:
