@@ -8,7 +8,7 @@ from .layout import (
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
     M_KEY, M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, MOVE_FIELDS, WS_MOVES,
-    BOT_RANDOM, BOT_GREEDY,
+    BOT_GREEDY,
 )
 from .bits import popcount
 from .rng import next_u64, fmix

@@ -11,7 +11,6 @@ from kernels import layout as L
 from kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
 from kernels.game import play_batch, play_game as _play_game
 from kernels.movegen import generate, new_workspace
-from kernels.rng import bot_stream_seed
 from kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
 from .formats import get_format
 from .state_json import StateError, from_json, to_json, k10_order  # noqa: F401 (re-exported)

@@ -58,11 +58,13 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     rules_col = _dict_column(np.zeros(n, np.int8), [rules_hash])
     winner = rows[:, L.G_WINNER].astype(np.int8)
     win_code = np.where(winner >= 0, bot_codes[np.arange(n), np.maximum(winner, 0)], -1)
+    options = json.dumps(meta["rules"], sort_keys=True)
     cols = {
         "game": game_col,
         "seed": pa.array(rows[:, L.G_SEED].view(np.uint64)),
         "format": fmt_col,
         "rules": rules_col,
+        "options": _dict_column(np.zeros(n, np.int8), [options]),
     }
     for s in range(seats):
         cols[f"bot_{s}"] = _dict_column(bot_codes[:, s], bot_names)

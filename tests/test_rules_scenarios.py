@@ -136,7 +136,7 @@ def test_K14_scripted_deck_deals_0_9_then_10_19_and_stock_20_39(fmt):
         st_next = m.result
         if ply < 19:
             assert st_next["deal"] == 1
-        st_prev, st = st, st_next
+        st = st_next
     assert st["deal"] == 2 and st["to_move"] == 0 and st["stock"] == []
     assert set(st["hands"][0]) == set(deck[20:30])
     assert set(st["hands"][1]) == set(deck[30:40])

@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from khasino_sim import ENGINE_VERSION
-from khasino_sim.runs import simulate, load, SimulationError, RunSpec
+from khasino_sim.runs import simulate, SimulationError, RunSpec
 from khasino_sim.engine import play_game
 
 
@@ -83,6 +83,8 @@ def test_rule_options_change_the_rules_hash(tmp_path):
     a = games_table(simulate(games=200, seed=1, out=tmp_path / "a"))
     b = games_table(simulate(games=200, seed=1, out=tmp_path / "b", options={"follow_ups": "false"}))
     assert a["rules"].iloc[0] != b["rules"].iloc[0]
+    assert json.loads(b["options"].iloc[0])["follow_ups"] is False
+    assert json.loads(a["options"].iloc[0])["follow_ups"] is True
 
 
 def test_refuses_another_runs_output(tmp_path):
