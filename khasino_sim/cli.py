@@ -177,12 +177,21 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
              quiet):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset."""
     import time
-    from .runs import simulate as run, SimulationError
+    from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
     from .stats import summarize, format_summary
     fmt = _format(fmt_name)
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if out is None:
         out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
+    spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, options=_settings(settings))
+    try:
+        validate(spec)
+    except SimulationError as e:
+        raise InputError(str(e))
+    if not dask:
+        compile_s = warm_up(spec)
+        if compile_s > 2 and not quiet:
+            click.echo(f"compiled the core in {compile_s:.0f} s (cached for later runs)", err=True)
     started = time.time()
     try:
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,

@@ -139,6 +139,16 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     return count
 
 
+def warm_up(spec):
+    """Compile the core, or load it from Numba's cache, before timing a run: one game in this process.
+    Returns the seconds it took (about a minute on a first run, well under a second after)."""
+    from kernels.game import play_batch
+    t = time.time()
+    fmt = spec.fmt()
+    play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), np.zeros((1, fmt.seats), dtype=np.int64))
+    return time.time() - t
+
+
 def _prepare_out(out, spec, resume, force):
     """Check and set up the output folder; returns the shards already done."""
     out = Path(out)
