@@ -199,3 +199,22 @@ def test_package_level_api_stays_callable():
     import khasino_sim
     assert len(khasino_sim.simulate(games=20)) == 40
     assert len(khasino_sim.simulate(games=10, bots=("random", "random"))) == 20
+
+
+def test_ctrl_c_keeps_finished_shards_and_resumes(tmp_path):
+    out = tmp_path / "interrupted"
+    args = [sys.executable, "-m", "khasino_sim", "simulate", "--games", "120000", "--shard-size", "4000",
+            "--workers", "2", "--seed", "4", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while len(list((out / "games").glob("part-*.parquet"))) < 2:
+        assert proc.poll() is None and time.time() < deadline
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "interrupted" in err and "--resume" in err and "Traceback" not in err
+    assert not list(out.glob("**/.part-*")), "no half-written file is left behind"
+    r = khasino(*args[3:], "--resume")
+    assert r.returncode == 0, r.stderr
+    assert games_table(out)["game"].tolist() == list(range(120000))
