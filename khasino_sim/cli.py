@@ -183,11 +183,16 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     names = [b.strip() for b in bots.split(",") if b.strip()]
     if out is None:
         out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
-    spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, options=_settings(settings))
+    spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
+                   options=_settings(settings), shard_size=shard_size)
     try:
         validate(spec)
     except SimulationError as e:
         raise InputError(str(e))
+    from .storage import read_manifest
+    previous = read_manifest(out) if os.path.isdir(out) else None
+    already = bool(previous and previous.get("complete") and previous.get("spec") == spec.identity()
+                   and not force)
     if not dask:
         compile_s = warm_up(spec)
         if compile_s > 2 and not quiet:
@@ -203,9 +208,12 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
                    err=True)
         sys.exit(130)
+    except RuntimeError as e:     # an engine limit (move buffers), not bad input
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
     elapsed = time.time() - started
-    click.echo(f"results    {path}")
-    click.echo(format_summary(summarize(path), elapsed))
+    click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
+    click.echo(format_summary(summarize(path), None if already else elapsed))
 
 
 @main.command()

@@ -218,3 +218,12 @@ def test_ctrl_c_keeps_finished_shards_and_resumes(tmp_path):
     r = khasino(*args[3:], "--resume")
     assert r.returncode == 0, r.stderr
     assert games_table(out)["game"].tolist() == list(range(120000))
+
+
+def test_rerunning_a_finished_run_only_reports_it(tmp_path):
+    args = ["simulate", "--games", "300", "--out", str(tmp_path / "r"), "--quiet"]
+    assert khasino(*args).returncode == 0
+    r = khasino(*args)
+    assert r.returncode == 0 and "already complete" in r.stdout and "games      300\n" in r.stdout
+    r = khasino(*args, "--no-rotate")
+    assert r.returncode == 2 and "another run" in r.stderr
