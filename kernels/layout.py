@@ -131,7 +131,9 @@ C_NOWNED = C_OWNED + MAX_VALUE + 1
 C_TABLE_POINTS = C_NOWNED + 1        # points on the table before the move
 C_NSUB = C_TABLE_POINTS + 1
 C_BLOOSE = C_NSUB + 1                # per sum s: 1 if some subset of sum s holds a loose card
-C_CTL = C_BLOOSE + MAX_VALUE + 2     # 4 slots: two selection-stack controls (depth, next index)
+C_HVMASK = C_BLOOSE + MAX_VALUE + 2  # bit v: the mover holds a card of value v
+C_CHANGEABLE = C_HVMASK + 1          # bit w: an opponent's simple build of value w (K7 candidates)
+C_CTL = C_CHANGEABLE + 1             # 4 slots: two selection-stack controls (depth, next index)
 CTX_SIZE = C_CTL + 4
 
 SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS = 0, 1, 2, 3, 4

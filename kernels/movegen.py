@@ -30,7 +30,7 @@ from .layout import (
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GSTART, M_GCOUNT, M_FSTART, M_FCOUNT, M_KEY,
     M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, M_PILE_USED, MOVE_FIELDS,
     PREFIX_STRIDE, C_N, C_NPOOL, C_OVERFLOW, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND,
-    C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_NSUB, C_CTL, C_BLOOSE,
+    C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_NSUB, C_CTL, C_BLOOSE, C_HVMASK, C_CHANGEABLE,
     SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS,
     W_SEL1, W_USED1, W_SEL2, W_USED2, W_GBUF, W_FMASK, W_FVAL,
     WS_SUB, WS_WORK, WS_MOVES, WS_POOL, WS_SIZE,
@@ -235,7 +235,13 @@ def prepare(st, rules, p, ws):
         b = m & -m
         m ^= b
         ws[C_HV + card_value(lowbit_index(b))] += 1
+    hvmask = 0
+    for v in range(1, maxv + 1):
+        if ws[C_HV + v]:
+            hvmask |= 1 << v
+    ws[C_HVMASK] = hvmask
     nowned = 0
+    changeable = 0
     tp = mask_points(loose, rules)
     for v in range(1, maxv + 1):
         o = st[S_BOWNER + v]
@@ -243,9 +249,12 @@ def prepare(st, rules, p, ws):
             if o == p:
                 ws[C_OWNED + nowned] = v
                 nowned += 1
+            elif st[S_BNG + v] == 1:
+                changeable |= 1 << v
             for i in range(st[S_BNG + v]):
                 tp += mask_points(st[S_BGROUPS + v * MAX_GROUPS + i], rules)
     ws[C_NOWNED] = nowned
+    ws[C_CHANGEABLE] = changeable
     ws[C_TABLE_POINTS] = tp
 
 
@@ -581,12 +590,16 @@ def generate(st, rules, p, ws):
         m ^= b
         c = lowbit_index(b)
         cv = card_value(c)
-        gen_captures(st, rules, p, ws, c)
+        if cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
+            gen_captures(st, rules, p, ws, c)
         if not keeps_commitments(ws, cv, -1):
             continue              # P1: the last card of an owned build's value only captures that build
-        for v in range(cv, maxv + 1):
-            if ws[C_HV + v] - (1 if v == cv else 0) < 1:
-                continue          # K5/K6: the player still holds a card of the value
+        # K5/K6: build or load only a value the player still holds after playing c
+        held = ws[C_HVMASK] & ~((2 << cv) - 1 if ws[C_HV + cv] == 1 else (1 << cv) - 1)
+        while held:
+            hb = held & -held
+            held ^= hb
+            v = lowbit_index(hb)
             if st[S_BOWNER + v] >= 0:
                 gen_groups_onto(st, rules, p, ws, c, KIND_LOAD, v)
             elif can_build:
@@ -596,7 +609,7 @@ def generate(st, rules, p, ws):
                         gen_groups_onto(st, rules, p, ws, c, KIND_BUILD, v)
                 elif ws[C_BEND + v - cv] > ws[C_BSTART + v - cv] and (ws[C_BLOOSE + v - cv] or ws[C_BLOOSE + v]):
                     gen_groups_onto(st, rules, p, ws, c, KIND_BUILD, v)
-        if can_build:
+        if can_build and cv < maxv and ws[C_CHANGEABLE] & ((2 << (maxv - cv)) - 1):
             gen_changes(st, rules, p, ws, c)
         # K11 trail
         if rules[R_TRAIL_SAME]:
