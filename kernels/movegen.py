@@ -23,7 +23,7 @@ from numba import njit
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL, S_LAST_CAP,
-    MAX_GROUPS, MAX_PILE, MAX_MOVES, MAX_POOL, MAX_SUBSETS, WORK_LEN,
+    MAX_GROUPS, MAX_PILE, MAX_VALUE, MAX_MOVES, MAX_POOL, MAX_SUBSETS, WORK_LEN,
     R_SEATS, R_DECK, R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW, R_PILES,
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
@@ -153,13 +153,12 @@ def prepare(st, rules, p, ws):
             plen = st[S_PLEN + s]
             depth = 0
             same = 0
-            for v in range(maxv + 1):
-                ws[C_HV + v] = 0          # borrowed as a per-value counter; hand counts are set below
+            counts = 0                    # 4 bits per value: cards of that value among the top depth+1
             while depth < plen:
                 cv_top = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
                 if cv_top <= maxv:
-                    ws[C_HV + cv_top] += 1
-                    same = max(same, ws[C_HV + cv_top])
+                    counts += 1 << (4 * cv_top)
+                    same = max(same, (counts >> (4 * cv_top)) & 15)
                 if depth + 1 > nloose + 1 + same:
                     break             # and every deeper k fails too: k - same(k) never decreases
                 depth += 1
@@ -228,18 +227,17 @@ def prepare(st, rules, p, ws):
         ws[C_BEND + s] = k + 1
         ws[C_BLOOSE + s] |= ws[rf + e] & FLAG_LOOSE
 
-    for v in range(maxv + 1):
+    for v in range(MAX_VALUE + 1):   # face cards (values above maxv) are counted too
         ws[C_HV + v] = 0
+    hvmask = 0
     m = hand
     while m:
         b = m & -m
         m ^= b
-        ws[C_HV + card_value(lowbit_index(b))] += 1
-    hvmask = 0
-    for v in range(1, maxv + 1):
-        if ws[C_HV + v]:
-            hvmask |= 1 << v
-    ws[C_HVMASK] = hvmask
+        cv = card_value(lowbit_index(b))
+        ws[C_HV + cv] += 1
+        hvmask |= 1 << cv
+    ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
     nowned = 0
     changeable = 0
     tp = mask_points(loose, rules)

@@ -47,12 +47,12 @@ def game_seeds(root, start, out):
     ent = np.zeros(8, dtype=np.uint32)
     mixer = np.zeros(POOL, dtype=np.uint32)
     hc = np.zeros(1, dtype=np.uint32)
+    nr = _words(np.uint64(root), ent, 0)
+    for k in range(nr, POOL):
+        ent[k] = 0
+    base = POOL if nr < POOL else nr           # run entropy padded to the pool size when a spawn key follows
     for i in range(out.shape[0]):
-        n = _words(np.uint64(root), ent, 0)
-        n = POOL if n < POOL else n            # run entropy padded to the pool size when a spawn key follows
-        for k in range(_words(np.uint64(root), ent, 0), POOL):
-            ent[k] = 0
-        n += _words(np.uint64(start) + np.uint64(i), ent, n)
+        n = base + _words(np.uint64(start) + np.uint64(i), ent, base)
         hc[0] = INIT_A
         for k in range(POOL):
             mixer[k] = _hashmix(ent[k] if k < n else np.uint32(0), hc)
