@@ -5,6 +5,7 @@ Run: python bench/bench_simulate.py [--games 1000000] [--small 100000] [--scale-
 """
 import argparse
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -13,15 +14,17 @@ import time
 
 
 def run(games, workers, out):
-    """Wall seconds and peak resident memory (MiB) of one `khasino simulate` process."""
+    """Wall seconds, the run's own seconds (as its summary reports them: process start-up and loading the
+    compiled core excluded) and peak resident memory (MiB) of one `khasino simulate` process."""
     cmd = [sys.executable, "-m", "khasino_sim", "simulate", "--games", str(games), "--bots", "greedy,random",
            "--workers", str(workers), "--out", out, "--force", "--quiet"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    out_text = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
     wall = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return wall, max(peak, before) / 1024
+    inner = float(re.search(r" in ([0-9.]+) s", out_text).group(1))
+    return wall, inner, max(peak, before) / 1024
 
 
 def main():
@@ -33,12 +36,13 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         run(1000, 1, os.path.join(tmp, "warm"))                       # make sure the JIT cache is warm
         for n in (args.small, args.games):
-            wall, mib = run(n, os.cpu_count(), os.path.join(tmp, f"n{n}"))
+            wall, _, mib = run(n, os.cpu_count(), os.path.join(tmp, f"n{n}"))
             print(f"{n:>9,} games, {os.cpu_count()} workers: {wall:6.1f} s end to end "
                   f"({n / wall:,.0f} games/s), peak memory {mib:,.0f} MiB", flush=True)
-        w1, _ = run(args.scale_games, 1, os.path.join(tmp, "w1"))
-        w2, _ = run(args.scale_games, 2, os.path.join(tmp, "w2"))
-        print(f"{args.scale_games:,} games: 1 worker {w1:.1f} s, 2 workers {w2:.1f} s, speed-up {w1 / w2:.2f}x")
+        w1, i1, _ = run(args.scale_games, 1, os.path.join(tmp, "w1"))
+        w2, i2, _ = run(args.scale_games, 2, os.path.join(tmp, "w2"))
+        print(f"{args.scale_games:,} games: 1 worker {w1:.1f} s, 2 workers {w2:.1f} s end to end, speed-up "
+              f"{w1 / w2:.2f}x; the runs alone (start-up excluded) {i1:.1f} s and {i2:.1f} s, {i1 / i2:.2f}x")
 
 
 if __name__ == "__main__":
