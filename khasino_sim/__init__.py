@@ -1,7 +1,7 @@
 """khasino-sim: exact, fast simulation of the Cassino family of card games.
 
 Python API: `khasino_sim.engine` (positions, moves, single games), `khasino_sim.formats` (the format
-registry). The compiled core is the top-level package `kernels`.
+registry). The compiled core is `khasino_sim.kernels` (source folder `kernels/`).
 """
 __version__ = "0.1.0"
 

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import layout as L
-from kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
-from kernels.game import play_batch, play_game as _play_game
-from kernels.movegen import generate, new_workspace
-from kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
+from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
+from khasino_sim.kernels.game import play_batch, play_game as _play_game
+from khasino_sim.kernels.movegen import generate, new_workspace
+from khasino_sim.kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
 from .formats import get_format
 from .state_json import StateError, from_json, to_json, k10_order  # noqa: F401 (re-exported)
 
@@ -147,7 +147,7 @@ def bot_move(state, bot, draw_seed):
     """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
 
     The bot is handed the seat's observation and the move list only (docs/ENGINE.md, "Bots")."""
-    from kernels.bots import choose, observe
+    from khasino_sim.kernels.bots import choose, observe
     fmt, st = from_json(state)
     rules = fmt.rules_array()
     ws = _workspace()
@@ -172,7 +172,7 @@ def scores(state):
     """Per-seat K13 scoring of a state's piles (final once the game is over): list of dicts."""
     fmt, st = from_json(state)
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
-    from kernels.state import score
+    from khasino_sim.kernels.state import score
     score(st, fmt.rules_array(), row)
     return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES[:8])}
             for s in range(fmt.seats)]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels import layout as L
+from khasino_sim.kernels import layout as L
 from . import ENGINE_VERSION, __version__, storage
 from .formats import get_format, with_options, options_of
 
@@ -108,9 +108,9 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns the count,
     or 0 if `stop` was set before the shard finished (nothing is written then). Used by local threads and
     by Dask workers alike."""
-    from kernels.game import play_batch
-    from kernels.movegen import new_workspace
-    from kernels.seeding import seeds_for
+    from khasino_sim.kernels.game import play_batch
+    from khasino_sim.kernels.movegen import new_workspace
+    from khasino_sim.kernels.seeding import seeds_for
     from .engine import BOTS
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
@@ -142,7 +142,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
 def warm_up(spec):
     """Compile the core, or load it from Numba's cache, before timing a run: one game in this process.
     Returns the seconds it took (about a minute on a first run, well under a second after)."""
-    from kernels.game import play_batch
+    from khasino_sim.kernels.game import play_batch
     t = time.time()
     fmt = spec.fmt()
     play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), np.zeros((1, fmt.seats), dtype=np.int64))

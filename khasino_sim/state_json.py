@@ -7,8 +7,8 @@ import json
 
 import numpy as np
 
-from kernels import layout as L
-from kernels.bits import card_name, parse_card, mask_cards
+from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
 from .formats import FORMATS, get_format
 
 

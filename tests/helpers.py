@@ -1,7 +1,7 @@
 """Building test positions by hand: name the cards that matter, the rest is filled in validly."""
 import json
 
-from kernels.bits import card_name
+from khasino_sim.kernels.bits import card_name
 from khasino_sim.formats import get_format
 
 

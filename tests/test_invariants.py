@@ -3,7 +3,7 @@ format's points all handed out, never a position without a legal move (K11), no 
 import numpy as np
 import pytest
 
-from kernels import layout as L
+from khasino_sim.kernels import layout as L
 from khasino_sim.engine import play_games
 from khasino_sim.formats import get_format
 
