@@ -11,9 +11,11 @@ from pathlib import Path as _Path
 def _drop_stale_cache():
     """Numba's on-disk cache (cache=True) is keyed by each file's own timestamp, so a change to a constant in
     `layout` would leave stale machine code in the modules that import it. Key the whole cache on a hash of
-    every kernel source instead: when any source changes, every cached kernel is dropped."""
+    every kernel source and on the package's import name (cached code refers to its modules by name): when
+    either changes, every cached kernel is dropped."""
     here = _Path(__file__).parent
-    digest = _hashlib.sha256(b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
+    digest = _hashlib.sha256(__name__.encode() + b"\0" +
+                             b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
     cache = here / "__pycache__"
     stamp = cache / "kernels-source.sha256"
     try:

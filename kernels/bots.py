@@ -1,17 +1,18 @@
-"""Built-in bots. A bot sees its seat's observation and the legal-move list (with keys and features), never
-the state: the engine builds the observation, and the move list depends only on what the mover sees."""
-import numpy as np
+"""Bots. A bot decides from its seat's observation and the candidate moves (keys and features) as they are
+generated, never from the state: the engine builds the observation, and every candidate depends only on what
+the mover sees (docs/ENGINE.md, "Bots")."""
 from numba import njit
 
 from .layout import (
     S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    M_KEY, M_POINTS, M_CARDS, M_SPADES, M_TABLE_POINTS, MOVE_FIELDS, WS_MOVES,
-    BOT_GREEDY,
+    WS_OBS, BOT_GREEDY, SINK_GREEDY, SINK_RANDOM,
 )
 from .bits import popcount
-from .rng import next_u64, fmix
+from .movegen import generate
+from .rng import next_u64, GOLDEN
+from .sink import sink_begin
 
 
 
@@ -39,32 +40,20 @@ def observe(st, rules, seat, obs, at):
         obs[at + O_BCARDS + v] = m
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def mv(ws, i, field):
-    return ws[WS_MOVES + i * MOVE_FIELDS + field]
-
-
 @njit(cache=True, nogil=True, _nrt=False)
-def choose(bot, ws, n, stream):
-    """Candidate the bot plays among the n in the workspace move list (docs/ENGINE.md, "Bots"): after the
-    greedy filter, the move whose key minimises fmix(key ^ r) for one draw r, a uniform pick over distinct
-    moves. A bot reads the move list and the observation at ws[WS_OBS:], nothing else."""
+def decide(bot, st, rules, p, ws, stream):
+    """Seat p's bot decides: one draw r from the bot stream, then every legal move is generated into the
+    bot's sink (kernels/sink.py), which keeps the running best at WS_BEST. The bot's inputs are the
+    candidates' keys and features, all computed from what seat p sees, and, for a bot that reads it (none of
+    the built-in ones does), the observation written at WS_OBS.
+
+    Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
+    draw is given back, so no bot was asked (docs/ENGINE.md)."""
+    if bot > BOT_GREEDY:
+        observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
-    bp, bc, bs, bt = 0, 0, 0, 0
-    if bot == BOT_GREEDY:
-        bp, bc, bs, bt = -1, -1, -1, -(1 << 40)
-        for i in range(n):
-            f = (mv(ws, i, M_POINTS), mv(ws, i, M_CARDS), mv(ws, i, M_SPADES), -mv(ws, i, M_TABLE_POINTS))
-            if f > (bp, bc, bs, bt):
-                bp, bc, bs, bt = f
-    best = 0
-    best_h = np.uint64(0)
-    found = False
-    for i in range(n):
-        if bot == BOT_GREEDY and (mv(ws, i, M_POINTS) != bp or mv(ws, i, M_CARDS) != bc
-                                  or mv(ws, i, M_SPADES) != bs or -mv(ws, i, M_TABLE_POINTS) != bt):
-            continue
-        h = fmix(np.uint64(mv(ws, i, M_KEY)) ^ r)
-        if not found or h < best_h:
-            best, best_h, found = i, h, True
-    return best
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_RANDOM, r, 0, 0)
+    n = generate(st, rules, p, ws)
+    if n == 0:
+        stream[0] = stream[0] - GOLDEN
+    return n

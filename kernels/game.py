@@ -3,17 +3,17 @@ import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount
-from .bots import choose, observe
+from .bots import decide
 from .layout import (
     S_TO_MOVE, S_OVER, S_LAST_CAP, S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE,
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
-    KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, MOVE_FIELDS, WS_MOVES, WS_OBS, C_OVERFLOW,
+    KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_SEAT0, SEAT_FIELDS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
     SEAT_TRAILS, SEAT_FOLLOWUPS,
 )
-from .movegen import generate, new_workspace
+from .movegen import new_workspace
 from .rng import bot_stream_seed
 from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance, score
 
@@ -73,7 +73,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     turns = 0
     while st[S_OVER] == 0:
         p = st[S_TO_MOVE]
-        n = generate(st, rules, p, ws)
+        n = decide(bots[p], st, rules, p, ws, bot_stream)
         if ws[C_OVERFLOW]:
             stats[G_OVERFLOW] = 1
         o = G_SEAT0 + p * SEAT_FIELDS
@@ -84,9 +84,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
             if turns < trace.shape[0]:
                 trace[turns] = -1
         else:
-            observe(st, rules, p, ws, WS_OBS)
-            m = choose(bots[p], ws, n, bot_stream)
-            r = WS_MOVES + m * MOVE_FIELDS
+            r = WS_BEST
             kind = ws[r + M_KIND]
             stats[o + _KIND_COUNTER[kind]] += 1
             if kind == KIND_CAPTURE and ws[r + M_TARGET] > 0:
@@ -95,7 +93,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
             stats[o + SEAT_FOLLOWUPS] += ws[r + M_FCOUNT]
             if turns < trace.shape[0]:
                 trace[turns] = ws[r + M_KEY]
-            apply_move(st, rules, p, ws, m)
+            apply_move(st, rules, p, ws, r)
         advance(st, rules, p)
         turns += 1
         if check and not cards_accounted(st, rules):

@@ -52,6 +52,8 @@ R_CARD_POINTS = 16      # points of card id c at R_CARD_POINTS + c (52 entries)
 RULES_SIZE = R_CARD_POINTS + 52
 
 # ---- move records ----------------------------------------------------------------------------------------------
+# A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
+# exactly one record (the bot's running best, WS_BEST); listing writes a bounded chunk of them (WS_LIST).
 KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL = 0, 1, 2, 3, 4
 KIND_NAMES = ("capture", "build", "load", "change", "trail")
 
@@ -60,22 +62,27 @@ M_KIND = 1
 M_VALUE = 2             # capture: card value; build/load: build value; change: new value; trail: card value
 M_TARGET = 3            # capture: captured build value (0 none); load: build value; change: old value
 M_USED = 4              # mask of loose and pile cards the main action uses
-M_GSTART = 5            # main-action groups in the group pool (captured groups, or the new/added groups)
-M_GCOUNT = 6
-M_FSTART = 7            # follow-up groups in the pool (mask, build value)
-M_FCOUNT = 8
-M_KEY = 9               # the move key (docs/ENGINE.md), as the bits of an unsigned 64-bit integer
-M_POINTS = 10           # greedy features
-M_CARDS = 11
-M_SPADES = 12
-M_TABLE_POINTS = 13
-M_PILE_USED = 14        # opponent pile cards the move uses
-MOVE_FIELDS = 16
+M_GCOUNT = 5            # main-action groups (captured groups, or the new/added groups), at M_GROUPS
+M_FCOUNT = 6            # follow-up groups, at M_FGROUPS (packed: mask | build value << VALUE_SHIFT)
+M_KEY = 7               # the move key (docs/ENGINE.md), as the bits of an unsigned 64-bit integer
+M_POINTS = 8            # greedy features
+M_CARDS = 9
+M_SPADES = 10
+M_TABLE_POINTS = 11
+M_PILE_USED = 12        # opponent pile cards the move uses
+M_GROUPS = 16
+MAX_MOVE_GROUPS = 64    # groups of one move; bound in docs/ENGINE.md ("Scratch bounds"): at most 53
+M_FGROUPS = M_GROUPS + MAX_MOVE_GROUPS
+REC_SIZE = M_FGROUPS + MAX_MOVE_GROUPS
 
-MAX_MOVES = 1 << 18       # candidate moves per position (overflow is flagged, never silent)
-MAX_POOL = 1 << 21      # group pool entries per position
-MAX_SUBSETS = 8192      # card subsets with sum <= max build value per position
-WORK_LEN = 4096         # length of each work row (selection stacks, group buffers, follow-up candidates)
+# ---- packed group words ------------------------------------------------------------------------------------------
+# A group of table items (loose cards, exposed pile cards) is one int64: its card mask in bits 0..51, its sum in
+# bits 52..55 and its source flags from bit 56 (FLAG_LOOSE: it holds a loose card; FLAG_LOOSE << 1+j: it holds
+# a card of usable opponent pile j).
+CARD_BITS = (1 << 52) - 1
+VALUE_SHIFT = 52
+FLAG_SHIFT = 56
+FLAG_LOOSE = 1
 
 # ---- per-game statistics row ---------------------------------------------------------------------------------
 G_TURNS = 0
@@ -113,37 +120,57 @@ O_HAND_SIZES = O_BCARDS + MAX_VALUE + 1
 OBS_SIZE = O_HAND_SIZES + MAX_SEATS
 
 # ---- workspace: one flat int64 vector per thread holding every scratch buffer ---------------------------------
-# (no array views are taken in the per-move path: a view costs two atomic reference-count updates)
-PREFIX_STRIDE = 64
-C_N = 0                 # candidate moves written
-C_NPOOL = 1             # group-pool entries written
-C_OVERFLOW = 2          # a buffer overflowed
-C_NOPP = 3              # opponents whose piles are usable
-C_OPP = 4               # their seats
+# (no array views are taken in the per-move path: a view costs two atomic reference-count updates).
+# Every size is a proven bound, docs/ENGINE.md "Scratch bounds".
+MAX_SUBSETS = 32768     # item subsets with sum <= the highest group value: 4,051 (40 cards), 28,937 (52 cards)
+STACK_LEN = 64          # selection depth / groups of one move: at most 53
+PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
+
+# sink: what happens to each candidate as it is generated (kernels/sink.py)
+SINK_RANDOM, SINK_GREEDY, SINK_LIST, SINK_KEYS = 0, 1, 2, 3
+
+C_OVERFLOW = 0          # a scratch bound was exceeded (never in any format RULINGS.md lists; a guard)
+C_NOPP = 1              # opponents whose piles are usable
+C_OPP = 2               # their seats
 C_PMASK = C_OPP + MAX_SEATS          # mask of each opponent's reachable pile cards
 C_PLEN = C_PMASK + MAX_SEATS         # each opponent's pile length
 C_PREFIX = C_PLEN + MAX_SEATS        # C_PREFIX + j*PREFIX_STRIDE + k: mask of the top k cards of opponent j
 C_BSTART = C_PREFIX + MAX_SEATS * PREFIX_STRIDE   # subsets with sum s: [ws[C_BSTART+s], ws[C_BEND+s])
-C_BEND = C_BSTART + MAX_VALUE + 2
-C_HV = C_BEND + MAX_VALUE + 2        # hand cards of each value
+C_BEND = C_BSTART + MAX_VALUE + 3
+C_HV = C_BEND + MAX_VALUE + 3        # hand cards of each value
 C_OWNED = C_HV + MAX_VALUE + 1       # values of the builds the mover owns
 C_NOWNED = C_OWNED + MAX_VALUE + 1
 C_TABLE_POINTS = C_NOWNED + 1        # points on the table before the move
 C_NSUB = C_TABLE_POINTS + 1
 C_BLOOSE = C_NSUB + 1                # per sum s: 1 if some subset of sum s holds a loose card
-C_HVMASK = C_BLOOSE + MAX_VALUE + 2  # bit v: the mover holds a card of value v
+C_HVMASK = C_BLOOSE + MAX_VALUE + 3  # bit v: the mover holds a card of value v
 C_CHANGEABLE = C_HVMASK + 1          # bit w: an opponent's simple build of value w (K7 candidates)
 C_CTL = C_CHANGEABLE + 1             # 4 slots: two selection-stack controls (depth, next index)
-CTX_SIZE = C_CTL + 4
+C_SINK = C_CTL + 4                   # SINK_* mode
+C_DRAW = C_SINK + 1                  # the decision's draw r (uint64 bits)
+C_SEEN = C_DRAW + 1                  # candidates offered so far in this position (duplicates by key included)
+C_FOUND = C_SEEN + 1                 # 1 once WS_BEST holds a candidate
+C_BEST_H = C_FOUND + 1               # fmix(key ^ r) of the best so far (uint64 bits)
+C_BEST_F = C_BEST_H + 1              # greedy: the best (points, cards, spades, -table_points) so far
+C_LIST_LO = C_BEST_F + 4             # SINK_LIST: candidates [lo, hi) are written to WS_LIST
+C_LIST_HI = C_LIST_LO + 1
+C_FEAT = C_LIST_HI + 1               # features of the main action being offered (4 slots)
+C_BMASK = C_FEAT + 4                 # per build value: the build's cards (0 if none)
+C_BHASH = C_BMASK + MAX_VALUE + 1    # per build value: its hash terms (owner and groups), uint64 bits
+C_BPTS = C_BHASH + MAX_VALUE + 1     # per build value: card points in it
+C_PITEMS = C_BPTS + MAX_VALUE + 1    # mask of every usable opponent pile card
+CTX_SIZE = C_PITEMS + 1
 
-SUB_RAW_MASK, SUB_RAW_SUM, SUB_RAW_FLAGS, SUB_MASK, SUB_FLAGS = 0, 1, 2, 3, 4
-SUB_ROWS = 5
-W_SEL1, W_USED1, W_SEL2, W_USED2, W_GBUF, W_FMASK, W_FVAL = 0, 1, 2, 3, 4, 5, 6
-WORK_ROWS = 7
-
-WS_SUB = CTX_SIZE                                  # ws[WS_SUB + row*MAX_SUBSETS + k]
-WS_WORK = WS_SUB + SUB_ROWS * MAX_SUBSETS          # ws[WS_WORK + row*WORK_LEN + k]
-WS_MOVES = WS_WORK + WORK_ROWS * WORK_LEN          # ws[WS_MOVES + m*MOVE_FIELDS + field]
-WS_POOL = WS_MOVES + MAX_MOVES * MOVE_FIELDS       # ws[WS_POOL + 2*i] group mask, ws[WS_POOL + 2*i + 1] build value
-WS_OBS = WS_POOL + 2 * MAX_POOL                    # the observation handed to a bot
+WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
+WS_SUB = WS_RAW + MAX_SUBSETS        # the same, bucketed by sum, each bucket in descending mask order
+WS_FOLLOW = WS_SUB + MAX_SUBSETS     # follow-up candidate groups (packed), at most one per subset
+WS_SEL1 = WS_FOLLOW + MAX_SUBSETS    # selection stacks (indices) and the union of cards at each depth
+WS_USED1 = WS_SEL1 + STACK_LEN
+WS_SEL2 = WS_USED1 + STACK_LEN + 1
+WS_USED2 = WS_SEL2 + STACK_LEN
+WS_GBUF = WS_USED2 + STACK_LEN + 1   # the groups of the move being generated
+WS_BEST = WS_GBUF + STACK_LEN        # the running best move record
+WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
 WS_SIZE = WS_OBS + OBS_SIZE
+WS_LIST = WS_SIZE                    # a listing workspace is longer: records (SINK_LIST) or keys (SINK_KEYS)
+                                     # of candidates [lo, hi) from here

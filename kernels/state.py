@@ -11,8 +11,8 @@ from .layout import (
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
     R_CARD_POINTS,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_TRAIL,
-    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GSTART, M_GCOUNT, M_FSTART, M_FCOUNT, MOVE_FIELDS,
-    WS_MOVES, WS_POOL,
+    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
+    CARD_BITS, VALUE_SHIFT,
     G_SEAT0, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
     SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES,
 )
@@ -91,9 +91,9 @@ def remove_build(st, v):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def apply_move(st, rules, p, ws, m):
-    """Play candidate m of the workspace move list for seat p (position right after it; no deal, no sweep)."""
-    r = WS_MOVES + m * MOVE_FIELDS
+def apply_move(st, rules, p, ws, r):
+    """Play the move record at ws[r:r+REC_SIZE] (the bot's best, WS_BEST, or a listed record) for seat p:
+    the position right after it (no deal, no sweep)."""
     c = ws[r + M_CARD]
     kind = ws[r + M_KIND]
     value = ws[r + M_VALUE]
@@ -111,7 +111,7 @@ def apply_move(st, rules, p, ws, m):
             base = S_PILE + s * MAX_PILE
             while st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
                 st[S_PLEN + s] -= 1
-    g0 = WS_POOL + 2 * ws[r + M_GSTART]
+    g0 = r + M_GROUPS
     ng = ws[r + M_GCOUNT]
     if kind == KIND_CAPTURE:
         if target > 0:
@@ -119,7 +119,7 @@ def apply_move(st, rules, p, ws, m):
                 push_group(st, p, st[S_BGROUPS + target * MAX_GROUPS + i], top_rank)
             remove_build(st, target)
         for i in range(ng):
-            push_group(st, p, ws[g0 + 2 * i], top_rank)
+            push_group(st, p, ws[g0 + i], top_rank)
         st[S_PILE + p * MAX_PILE + st[S_PLEN + p]] = c
         st[S_PLEN + p] += 1
         st[S_LAST_CAP] = p
@@ -131,7 +131,7 @@ def apply_move(st, rules, p, ws, m):
             st[S_BNG + value] = 0
         base = st[S_BNG + value]
         for i in range(ng):
-            st[S_BGROUPS + value * MAX_GROUPS + base + i] = ws[g0 + 2 * i]
+            st[S_BGROUPS + value * MAX_GROUPS + base + i] = ws[g0 + i]
         st[S_BNG + value] = base + ng
     else:  # change: the single group grows by the added cards, the build moves to its new value
         grp = st[S_BGROUPS + target * MAX_GROUPS] | ws[g0]
@@ -139,10 +139,11 @@ def apply_move(st, rules, p, ws, m):
         st[S_BOWNER + value] = p
         st[S_BNG + value] = 1
         st[S_BGROUPS + value * MAX_GROUPS] = grp
-    f0 = WS_POOL + 2 * ws[r + M_FSTART]
+    f0 = r + M_FGROUPS
     for i in range(ws[r + M_FCOUNT]):  # K9 follow-ups, loose-only groups
-        g = ws[f0 + 2 * i]
-        w = ws[f0 + 2 * i + 1]
+        x = ws[f0 + i]
+        g = x & CARD_BITS
+        w = (x >> VALUE_SHIFT) & 15
         st[S_LOOSE] &= ~g
         k = st[S_BNG + w]
         st[S_BGROUPS + w * MAX_GROUPS + k] = g

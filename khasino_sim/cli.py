@@ -48,12 +48,22 @@ def formats():
 
 @main.command()
 @click.argument("state_file", metavar="STATE.json")
-def moves(state_file):
-    """Print every distinct legal move of STATE.json, one JSON object per line (card, kind, text, result)."""
-    from .engine import legal_moves, EngineError
+@click.option("--count", is_flag=True, help="Print only the number of distinct legal moves.")
+@click.option("--limit", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Print at most N moves.")
+def moves(state_file, count, limit):
+    """Print every distinct legal move of STATE.json, one JSON object per line (card, kind, text, result).
+
+    Any position is listed completely, streaming in bounded memory, however many moves it has."""
+    from .engine import iter_moves, count_moves, EngineError
     state = _load_state(state_file)
     try:
-        for m in legal_moves(state):
+        if count:
+            click.echo(count_moves(state))
+            return
+        for i, m in enumerate(iter_moves(state)):
+            if limit is not None and i >= limit:
+                break
             click.echo(json.dumps(m.to_json()))
     except EngineError as e:
         raise InputError(str(e))
@@ -225,6 +235,66 @@ def options():
     for opt, (_, meaning) in OPTIONS.items():
         vals = " ".join(f"{str(options_of(FORMATS[n])[opt]):>8}" for n in names)
         click.echo(f"{opt:<30} {vals}  {meaning}")
+
+
+@main.command()
+@click.option("--games", default=None, type=click.IntRange(1), help="Core games per cell, seeds 0..N-1 "
+              "[default: 20000; 2000 with --quick].")
+@click.option("--ref-games", default=None, type=click.IntRange(0), help="Reference games per cell; 0 skips the "
+              "reference [default: 30; 5 with --quick].")
+@click.option("--repeats", default=None, type=click.IntRange(1), help="Core timings per cell, best kept "
+              "[default: 3; 2 with --quick].")
+@click.option("--formats", "fmt_names", default=None, metavar="A,B", help="Formats [default: all registered].")
+@click.option("--pairings", default=None, metavar="A,B",
+              help="Bot pairings: random-random, greedy-greedy [default: both].")
+@click.option("--quick", is_flag=True, help="A smaller workload (noisier figures).")
+@click.option("--json", "json_path", default=None, metavar="PATH", help="Write the report (docs/BENCH.md) here.")
+@click.option("--compare", "baseline_path", default=None, metavar="BASELINE.json",
+              help="Exit 1 if a normalised figure fell by more than --tolerance against this report.")
+@click.option("--tolerance", default=0.10, show_default=True, type=float,
+              help="Allowed fall of a normalised figure, as a fraction (0.10 = 10%).")
+@click.option("--report", "report_path", default=None, metavar="REPORT.json",
+              help="Read this saved report instead of running the benchmark (then the workload options and "
+              "--json are unused).")
+def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, baseline_path, tolerance,
+          report_path):
+    """Benchmark the core for CI: games/s per thread per format and pairing, the reference ratio, and
+    figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
+    from . import bench as B
+    try:
+        tolerance = B.check_tolerance(tolerance)
+        baseline = B.load_report(baseline_path) if baseline_path else None
+        if report_path:
+            report = B.load_report(report_path)
+            click.echo(B.format_report(report))
+        else:
+            size = B.QUICK if quick else {"games": B.DEFAULT_GAMES, "ref_games": B.DEFAULT_REF_GAMES,
+                                          "repeats": B.DEFAULT_REPEATS}
+            work = dict(games=games or size["games"], repeats=repeats or size["repeats"],
+                        ref_games=size["ref_games"] if ref_games is None else ref_games,
+                        formats=fmt_names, pairings=pairings)
+            B.plan(**work)
+            click.echo("calibrating, then warming up the core (the first run compiles it, about a minute)",
+                       err=True)
+            report = B.run_bench(**work, progress=click.echo)
+            click.echo(B.format_footer(report))
+    except B.BenchError as e:
+        raise InputError(str(e))
+    if json_path and not report_path:
+        try:
+            B.write_report(report, json_path)
+        except OSError as e:
+            raise InputError(f"cannot write {json_path}: {e.strerror or e}")
+        click.echo(f"report     {json_path}")
+    if baseline is not None:
+        for line in B.format_comparison(report, baseline, tolerance, baseline_path):
+            click.echo(line)
+        regressions = B.compare(report, baseline, tolerance)
+        if regressions:
+            click.echo(f"{len(regressions)} regression(s) beyond {tolerance:.0%}: "
+                       + ", ".join(r["cell"] for r in regressions), err=True)
+            sys.exit(1)
+        click.echo(f"no regression beyond {tolerance:.0%}")
 
 
 if __name__ == "__main__":

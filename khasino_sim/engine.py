@@ -3,6 +3,7 @@
 Functional in the pgx sense: `new_game` gives a state, `legal_moves` its distinct successors (P7), a move's
 `result` is the next state, `is_over`/`scores` read the end.
 """
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,25 +11,31 @@ import numpy as np
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
 from khasino_sim.kernels.game import play_batch, play_game as _play_game
-from khasino_sim.kernels.movegen import generate, new_workspace
+from khasino_sim.kernels.movegen import list_window, new_workspace, prepare_only
 from khasino_sim.kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
 from .formats import get_format
 from .state_json import StateError, from_json, to_json, k10_order  # noqa: F401 (re-exported)
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
 
-_WS = None
+LIST_RECORDS = 2048          # move records per listing window (a 3.4 MB workspace)
+LIST_KEYS = 1 << 18          # keys per counting window (2 MB)
+
+_LOCAL = threading.local()
 
 
-def _workspace():
-    global _WS
-    if _WS is None:
-        _WS = new_workspace()
-    return _WS
+def _workspace(kind="game"):
+    """This thread's workspace for the game path ("game"), listing records ("list") or counting ("keys")."""
+    ws = getattr(_LOCAL, kind, None)
+    if ws is None:
+        extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-LIST_KEYS // L.REC_SIZE)}[kind]
+        ws = new_workspace(extra)
+        setattr(_LOCAL, kind, ws)
+    return ws
 
 
 class EngineError(RuntimeError):
-    """The core could not enumerate a position exactly (a scratch buffer overflowed)."""
+    """The core could not enumerate a position exactly (a scratch bound was exceeded: never expected)."""
 
 
 @dataclass(frozen=True)
@@ -72,13 +79,11 @@ def _group_text(mask):
     return "+".join(card_name(c) for c in k10_order(mask))
 
 
-def describe(ws, m, st, p):
-    """A sentence a player understands for candidate m of seat p in position st."""
-    r = L.WS_MOVES + m * L.MOVE_FIELDS
-    c, kind, value, target = (int(ws[r + f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
-    g0, ng = L.WS_POOL + 2 * int(ws[r + L.M_GSTART]), int(ws[r + L.M_GCOUNT])
-    groups = [int(ws[g0 + 2 * i]) for i in range(ng)]
-    used = int(ws[r + L.M_USED])
+def describe(rec, st, p):
+    """A sentence a player understands for the move record `rec` of seat p in position st."""
+    c, kind, value, target = (int(rec[f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
+    groups = [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
+    used = int(rec[L.M_USED])
     pile = used & ~int(st[L.S_LOOSE])
     card = card_name(c)
     if kind == L.KIND_CAPTURE:
@@ -102,64 +107,132 @@ def describe(ws, m, st, p):
         text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
     if pile:
         text += f" (using {' '.join(card_name(x) for x in mask_cards(pile))} from the opponent's pile)"
-    f0, nf = L.WS_POOL + 2 * int(ws[r + L.M_FSTART]), int(ws[r + L.M_FCOUNT])
+    nf = int(rec[L.M_FCOUNT])
     if nf:
-        adds = [f"{_group_text(int(ws[f0 + 2 * i]))} to build {int(ws[f0 + 2 * i + 1])}" for i in range(nf)]
+        follow = [int(rec[L.M_FGROUPS + i]) for i in range(nf)]
+        adds = [f"{_group_text(x & L.CARD_BITS)} to build {x >> L.VALUE_SHIFT}" for x in follow]
         text += "; then add " + " and ".join(adds)
     return text
 
 
-def legal_moves(state):
-    """Every distinct legal move (P7) of the seat to move, in key order. [] once the game is over.
-
-    `state` is a JSON state (dict or text); raises StateError on a bad state, EngineError on overflow.
-    """
+def _position(state):
     fmt, st = from_json(state)
-    if st[L.S_OVER]:
-        return []
-    rules = fmt.rules_array()
-    ws = _workspace()
-    p = int(st[L.S_TO_MOVE])
-    n = generate(st, rules, p, ws)
+    return fmt, st, fmt.rules_array()
+
+
+def _check(ws):
     if ws[L.C_OVERFLOW]:
-        raise EngineError("position too large for the move buffers")
-    keys = ws[L.WS_MOVES + L.M_KEY: L.WS_MOVES + n * L.MOVE_FIELDS: L.MOVE_FIELDS]
-    _, first = np.unique(keys.view(np.uint64), return_index=True)
-    out = []
-    for m in first:
+        raise EngineError("a scratch bound was exceeded (docs/ENGINE.md, Scratch bounds): please report "
+                          "this position")
+
+
+def _records(st, rules, p):
+    """Every candidate move record of seat p (duplicates by key included), window by window: each window
+    is copied out of the workspace, so memory is bounded by the window, not by the position."""
+    ws = _workspace("list")
+    lo = 0
+    while True:
+        total = list_window(st, rules, p, ws, L.SINK_LIST, lo, lo + LIST_RECORDS)
+        _check(ws)
+        count = min(total, lo + LIST_RECORDS) - lo
+        if count <= 0:
+            return
+        recs = ws[L.WS_LIST: L.WS_LIST + count * L.REC_SIZE].reshape(count, L.REC_SIZE).copy()
+        yield from recs
+        lo += LIST_RECORDS
+        if lo >= total:
+            return
+
+
+def iter_moves(state):
+    """Every distinct legal move (P7) of the seat to move, streamed in generation order; none once the game
+    is over. Memory is bounded by one listing window plus the set of keys already given (de-duplication).
+
+    `state` is a JSON state (dict or text); raises StateError on a bad state."""
+    fmt, st, rules = _position(state)
+    if st[L.S_OVER]:
+        return
+    p = int(st[L.S_TO_MOVE])
+    seen = set()
+    for rec in _records(st, rules, p):
+        key = int(np.uint64(rec[L.M_KEY]))
+        if key in seen:
+            continue
+        seen.add(key)
         nxt = st.copy()
-        apply_move(nxt, rules, p, ws, int(m))
+        apply_move(nxt, rules, p, rec, 0)
         advance(nxt, rules, p)
-        r = L.WS_MOVES + int(m) * L.MOVE_FIELDS
-        out.append(Move(card_name(int(ws[r + L.M_CARD])), L.KIND_NAMES[int(ws[r + L.M_KIND])],
-                        describe(ws, int(m), st, p), int(np.uint64(ws[r + L.M_KEY])), to_json(nxt, fmt)))
-    if not out:  # K11 fallback: no legal move at all (never in reachable play)
+        yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])], describe(rec, st, p), key,
+                   to_json(nxt, fmt))
+    if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
         advance(nxt, rules, p)
         c = int(st[L.S_HANDS + 2 * p] & -st[L.S_HANDS + 2 * p]).bit_length() - 1
-        out.append(Move(card_name(c), "trail", f"Trail {card_name(c)} (no legal move: K11 fallback)", 0,
-                        to_json(nxt, fmt)))
+        yield Move(card_name(c), "trail", f"Trail {card_name(c)} (no legal move: K11 fallback)", 0,
+                   to_json(nxt, fmt))
+
+
+def legal_moves(state, limit=None):
+    """Every distinct legal move (P7) of the seat to move as a list (at most `limit` of them), in
+    generation order. [] once the game is over."""
+    out = []
+    for m in iter_moves(state):
+        if limit is not None and len(out) >= limit:
+            break
+        out.append(m)
     return out
+
+
+def count_moves(state):
+    """The number of distinct legal moves (P7) of the seat to move, without building them: keys only,
+    window by window (memory: one window plus the distinct keys). 0 once the game is over."""
+    fmt, st, rules = _position(state)
+    if st[L.S_OVER]:
+        return 0
+    p = int(st[L.S_TO_MOVE])
+    ws = _workspace("keys")
+    seen = None
+    lo = 0
+    while True:
+        total = list_window(st, rules, p, ws, L.SINK_KEYS, lo, lo + LIST_KEYS)
+        _check(ws)
+        count = max(0, min(total, lo + LIST_KEYS) - lo)
+        keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
+        seen = keys if seen is None else np.union1d(seen, keys)
+        lo += LIST_KEYS
+        if lo >= total:
+            break
+    return max(1, len(seen))   # with no legal move the K11 fallback is the one move
+
+
+def scratch_high_water(state):
+    """How much of the per-position scratch this position needs (docs/ENGINE.md, Scratch bounds): the
+    subset table's entries and capacity, the deepest usable opponent pile prefix, and the overflow guard."""
+    fmt, st, rules = _position(state)
+    ws = _workspace("game")
+    p = int(st[L.S_TO_MOVE]) if not st[L.S_OVER] else 0
+    prepare_only(st, rules, p, ws)
+    depth = max([bin(int(ws[L.C_PMASK + j])).count("1") for j in range(int(ws[L.C_NOPP]))] + [0])
+    return {"subsets": int(ws[L.C_NSUB]), "subset_capacity": L.MAX_SUBSETS, "pile_depth": depth,
+            "pile_capacity": L.PREFIX_STRIDE - 1, "overflow": bool(ws[L.C_OVERFLOW])}
 
 
 def bot_move(state, bot, draw_seed):
     """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
 
-    The bot is handed the seat's observation and the move list only (docs/ENGINE.md, "Bots")."""
-    from khasino_sim.kernels.bots import choose, observe
-    fmt, st = from_json(state)
-    rules = fmt.rules_array()
-    ws = _workspace()
+    The bot is handed the seat's observation and the candidates only (docs/ENGINE.md, "Bots")."""
+    from khasino_sim.kernels.bots import decide
+    fmt, st, rules = _position(state)
+    ws = _workspace("game")
     p = int(st[L.S_TO_MOVE])
-    n = generate(st, rules, p, ws)
+    stream = np.array([draw_seed], dtype=np.uint64)
+    n = decide(bot_id(bot), st, rules, p, ws, stream)
+    _check(ws)
     if n == 0:
         return legal_moves(state)[0]
-    observe(st, rules, p, ws, L.WS_OBS)
-    stream = np.array([draw_seed], dtype=np.uint64)
-    m = choose(bot_id(bot), ws, n, stream)
-    key = int(np.uint64(ws[L.WS_MOVES + m * L.MOVE_FIELDS + L.M_KEY]))
-    return next(mv for mv in legal_moves(state) if mv.key == key)
+    key = int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
+    return next(mv for mv in iter_moves(state) if mv.key == key)
 
 
 def position_key(state):
@@ -198,7 +271,7 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True):
     n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check,
                    np.zeros(1, dtype=np.uint64))
     if stats[L.G_OVERFLOW]:
-        raise EngineError(f"game {seed}: position too large for the move buffers")
+        raise EngineError(f"game {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {
         "keys": [int(k) for k in trace[:n].view(np.uint64)],
         "seats": seat_stats(stats, fmt.seats),

@@ -1,0 +1,166 @@
+"""The shared group layer of the move generator: table items, their subsets by sum, disjoint selections.
+
+Every family's move rules sit on these three things:
+
+- **items**: the loose cards and the usable top cards of each opponent pile (K8), with the pile prefixes a
+  move must respect (`pile_ok`);
+- **subsets by sum**: every item subset whose sum is at most the highest group value, with at most one card
+  of each pile, listed in ascending mask order and then bucketed by sum, each bucket in descending mask order
+  (the canonical group order of RULES.md, so a selection by ascending bucket index is already sorted);
+- **disjoint selections** (`combo_start`/`combo_next`): every set of pairwise-disjoint subsets of a bucket
+  range, each set once, enumerated with an explicit stack.
+
+Subsets are packed group words (layout: card mask, sum, source flags). All scratch is in the thread's flat
+workspace `ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
+"""
+from numba import njit
+
+from .bits import lowbit_index, popcount, card_value
+from .layout import (
+    S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
+    R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
+    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND, C_NSUB, C_BLOOSE,
+    WS_RAW, WS_SUB,
+)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def combo_start(ws, taken, lo, used, ctl):
+    """Start a `combo_next` enumeration from index lo, with the cards `taken` unavailable."""
+    ws[used] = taken
+    ws[ctl] = 0
+    ws[ctl + 1] = lo
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def combo_next(ws, cm, lo, hi, sel, used, ctl):
+    """Next selection of pairwise-disjoint groups among the packed words ws[cm+lo : cm+hi] (ascending
+    indices), each selection once.
+
+    sel, used and ctl are workspace offsets. After `combo_start`, call until -1. On return d >= 1,
+    ws[sel : sel+d] are the chosen indices and ws[used+d] the union of their cards with the taken ones.
+    The stack depth never exceeds the number of disjoint non-empty groups (docs/ENGINE.md).
+    """
+    d = ws[ctl]
+    i = ws[ctl + 1]
+    while True:
+        while i < hi:
+            g = ws[cm + i] & CARD_BITS
+            if g & ws[used + d] == 0:
+                ws[sel + d] = i
+                ws[used + d + 1] = ws[used + d] | g
+                d += 1
+                ws[ctl] = d
+                ws[ctl + 1] = i + 1
+                return d
+            i += 1
+        if d == 0:
+            ws[ctl + 1] = hi
+            return -1
+        d -= 1
+        i = ws[sel + d] + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def pile_ok(used, ws):
+    """K8: the cards used from each opponent pile are exactly its top k."""
+    if used & ws[C_PITEMS] == 0:
+        return True
+    for j in range(ws[C_NOPP]):
+        x = used & ws[C_PMASK + j]
+        if x != ws[C_PREFIX + j * PREFIX_STRIDE + popcount(x)]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def prepare_items(st, rules, p, ws):
+    """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum."""
+    nseats = rules[R_SEATS]
+    loose = st[S_LOOSE]
+    maxv = rules[R_MAX_BUILD_VALUE]
+
+    # Opponent pile items (K8): only an opponent's pile, only its top k cards, each in a different group.
+    # All groups of a move have one value V, and a group holding a pile card either is that card alone (so
+    # its value is V) or also holds a loose card or the played card. So the top k cards are usable only if
+    # k <= n_loose + 1 + (how many of them have one same value): the depth below never cuts a legal move.
+    nloose = popcount(loose)
+    nopp = 0
+    items = loose
+    if rules[R_PILES]:
+        for s in range(nseats):
+            if s == p:
+                continue
+            plen = st[S_PLEN + s]
+            depth = 0
+            same = 0
+            counts = 0                    # 4 bits per value: cards of that value among the top depth+1
+            while depth < plen:
+                cv_top = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
+                if cv_top <= maxv:
+                    counts += 1 << (4 * cv_top)
+                    same = max(same, (counts >> (4 * cv_top)) & 15)
+                if depth + 1 > nloose + 1 + same:
+                    break             # and every deeper k fails too: k - same(k) never decreases
+                depth += 1
+            ws[C_OPP + nopp] = s
+            ws[C_PLEN + nopp] = plen
+            pm = 0
+            ws[C_PREFIX + nopp * PREFIX_STRIDE] = 0
+            for d in range(depth):
+                pm |= 1 << st[S_PILE + s * MAX_PILE + plen - 1 - d]
+                ws[C_PREFIX + nopp * PREFIX_STRIDE + d + 1] = pm
+            ws[C_PMASK + nopp] = pm
+            items |= pm
+            nopp += 1
+    ws[C_NOPP] = nopp
+    ws[C_PITEMS] = items & ~loose
+
+    # subsets with sum <= maxv, generated in ascending mask order (items taken in ascending card order),
+    # counted by sum as they are made
+    for s in range(maxv + 2):
+        ws[C_BSTART + s] = 0
+        ws[C_BLOOSE + s] = 0
+    ws[C_BSTART + 1] = 1            # the empty set, sum 0
+    n = 1
+    ws[WS_RAW] = 0
+    m = items
+    while m:
+        b = m & -m
+        m ^= b
+        w = card_value(lowbit_index(b))
+        flag = FLAG_LOOSE
+        if b & loose == 0:
+            for j in range(nopp):
+                if b & ws[C_PMASK + j]:
+                    flag = 2 << j
+        add = b | (w << VALUE_SHIFT) | (flag << FLAG_SHIFT)
+        pflag = 0 if flag == FLAG_LOOSE else flag << FLAG_SHIFT
+        cnt = n
+        for e in range(cnt):
+            x = ws[WS_RAW + e]
+            s = ((x >> VALUE_SHIFT) & 15) + w
+            if s > maxv or x & pflag:
+                continue
+            if n >= MAX_SUBSETS:
+                ws[C_OVERFLOW] = 1
+                break
+            # the card bit is new, the sums add without carry (<= maxv < 16), the flags are or-ed
+            x = (x + (add & ((1 << FLAG_SHIFT) - 1))) | (add & ~((1 << FLAG_SHIFT) - 1))
+            ws[WS_RAW + n] = x
+            ws[C_BSTART + s + 1] += 1
+            ws[C_BLOOSE + s] |= (x >> FLAG_SHIFT) & FLAG_LOOSE
+            n += 1
+    ws[C_NSUB] = n
+    # bucket by sum, each bucket in descending mask order
+    for s in range(1, maxv + 2):
+        ws[C_BSTART + s] += ws[C_BSTART + s - 1]
+    for s in range(maxv + 1):
+        ws[C_BEND + s] = ws[C_BSTART + s]
+    for e in range(n - 1, -1, -1):
+        x = ws[WS_RAW + e]
+        s = (x >> VALUE_SHIFT) & 15
+        k = ws[C_BEND + s]
+        ws[WS_SUB + k] = x
+        ws[C_BEND + s] = k + 1

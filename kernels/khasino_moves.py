@@ -1,0 +1,415 @@
+"""The Khasino family's move rules (K3–K11, P1–P7) on the shared group layer: captures, builds, loads,
+changes, trails and follow-ups, each candidate folded into the sink as it is generated (no move list).
+
+For each hand card, every capture, build, load and change is a selection of disjoint subsets from the right
+sum buckets (`groups`), filtered for grounding (K4, K5), pile prefixes (K8) and commitment (K5–K7, P1).
+Khasino follow-ups (K9, P5) extend each capture, build, load and change with disjoint loose-only groups for
+the builds the mover then owns. Keys (docs/ENGINE.md) and greedy features are computed per candidate from
+tabulated hash terms; a greedy sink skips a losing main action before its key (`sink.prefilter`).
+"""
+import numpy as np
+from numba import njit
+
+from .bits import lowbit_index, popcount, card_value, SPADES_MASK
+from .groups import combo_start, combo_next, pile_ok, prepare_items
+from .layout import (
+    S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL, S_LAST_CAP,
+    MAX_GROUPS, MAX_PILE, MAX_VALUE,
+    R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW,
+    R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
+    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
+    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE, PREFIX_STRIDE,
+    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
+    C_BLOOSE, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM,
+    WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_GBUF,
+)
+from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
+from .sink import prefilter, consider
+
+SPADES = np.int64(SPADES_MASK)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def mask_points(m, rules):
+    total = 0
+    m &= rules[R_POINT_MASK]
+    while m:
+        b = m & -m
+        total += rules[R_CARD_POINTS + lowbit_index(b)]
+        m ^= b
+    return total
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def prepare_position(st, rules, p, ws):
+    """Per-position tables: items and subset buckets, hand value counts, owned and changeable builds, each
+    build's cards, hash terms and points, and the points on the table."""
+    prepare_items(st, rules, p, ws)
+    hand = st[S_HANDS + 2 * p]
+    maxv = rules[R_MAX_BUILD_VALUE]
+    for v in range(MAX_VALUE + 1):   # face cards (values above maxv) are counted too
+        ws[C_HV + v] = 0
+    hvmask = 0
+    m = hand
+    while m:
+        b = m & -m
+        m ^= b
+        cv = card_value(lowbit_index(b))
+        ws[C_HV + cv] += 1
+        hvmask |= 1 << cv
+    ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
+    nowned = 0
+    changeable = 0
+    tp = mask_points(st[S_LOOSE], rules)
+    for v in range(1, maxv + 1):
+        o = st[S_BOWNER + v]
+        bm = 0
+        bh = np.uint64(0)
+        if o >= 0:
+            if o == p:
+                ws[C_OWNED + nowned] = v
+                nowned += 1
+            elif st[S_BNG + v] == 1:
+                changeable |= 1 << v
+            bh = z_build(v, o)
+            for i in range(st[S_BNG + v]):
+                g = st[S_BGROUPS + v * MAX_GROUPS + i]
+                bm |= g
+                bh ^= z_group(v, i, g)
+        ws[C_BMASK + v] = bm
+        ws[C_BHASH + v] = np.int64(bh)
+        ws[C_BPTS + v] = mask_points(bm, rules)
+        tp += ws[C_BPTS + v]
+    ws[C_NOWNED] = nowned
+    ws[C_CHANGEABLE] = changeable
+    ws[C_TABLE_POINTS] = tp
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def keeps_commitments(ws, cv, exempt):
+    """P1: after playing a card of value cv, the mover still holds a card of each owned build's value."""
+    for k in range(ws[C_NOWNED]):
+        w = ws[C_OWNED + k]
+        if w != exempt and ws[C_HV + w] - (1 if cv == w else 0) < 1:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def pile_hash_group(seat, pos, g):
+    """Hash terms of group g put on seat's pile from position pos, in K10 order (higher rank underneath,
+    equal ranks S, H, D, C upwards); returns (hash, next pos). A card's place in the group is the number of
+    its cards of higher rank plus those of its rank and a lower suit."""
+    h = np.uint64(0)
+    m = g
+    while m:
+        b = m & -m
+        m ^= b
+        x = lowbit_index(b)
+        above = (g >> ((x | 3) + 1)) if x < 60 else 0
+        h ^= z_pile(seat, pos + popcount(above) + popcount(g & (b - 1) & ~((1 << (x & ~3)) - 1)), x)
+    return h, pos + popcount(g)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def offer(st, rules, p, ws, kind, c, value, target, used, ng):
+    """Offer one main action (groups at WS_GBUF[:ng]) to the sink, then its K9 follow-up variants."""
+    loose = st[S_LOOSE]
+    cbit = 1 << c
+    lused = used & loose
+    pile_cards = used & ~loose
+    if ws[C_SINK] != SINK_RANDOM:     # the random bot reads no features
+        tp = ws[C_TABLE_POINTS]
+        points = 0
+        cards = 0
+        spades = 0
+        if kind == KIND_CAPTURE:
+            taken = lused | pile_cards | cbit
+            if target > 0:
+                taken |= ws[C_BMASK + target]
+                tp -= ws[C_BPTS + target]
+            points = mask_points(taken, rules)
+            cards = popcount(taken)
+            spades = popcount(taken & SPADES)
+            tp -= mask_points(lused, rules)
+        elif kind == KIND_TRAIL:
+            tp += mask_points(cbit, rules)
+        else:
+            tp += mask_points(cbit | pile_cards, rules)
+        if not prefilter(ws, points, cards, spades, tp):
+            return
+
+    key = z_hand(p, c)
+    m = lused
+    while m:
+        b = m & -m
+        m ^= b
+        key ^= z_loose(lowbit_index(b))
+    pile_used = 0
+    if pile_cards:
+        for j in range(ws[C_NOPP]):
+            k = popcount(used & ws[C_PMASK + j])
+            if k:
+                s = ws[C_OPP + j]
+                plen = ws[C_PLEN + j]
+                for d in range(k):
+                    pos = plen - 1 - d
+                    key ^= z_pile(s, pos, st[S_PILE + s * MAX_PILE + pos])
+                pile_used += k
+    if kind == KIND_CAPTURE:
+        pos = st[S_PLEN + p]
+        if target > 0:
+            key ^= np.uint64(ws[C_BHASH + target])
+            for i in range(st[S_BNG + target]):
+                h, pos = pile_hash_group(p, pos, st[S_BGROUPS + target * MAX_GROUPS + i])
+                key ^= h
+        for i in range(ng):
+            h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
+            key ^= h
+        key ^= z_pile(p, pos, c)
+        lc = st[S_LAST_CAP]
+        if lc != p:
+            if lc >= 0:
+                key ^= z_last(lc)
+            key ^= z_last(p)
+    elif kind == KIND_TRAIL:
+        key ^= z_loose(c)
+    elif kind == KIND_BUILD:
+        key ^= z_build(value, p)
+        for i in range(ng):
+            key ^= z_group(value, i, ws[WS_GBUF + i])
+    elif kind == KIND_LOAD:
+        base = st[S_BNG + value]
+        for i in range(ng):
+            key ^= z_group(value, base + i, ws[WS_GBUF + i])
+    else:  # change: target = old value, value = new value, group 0 = the added cards
+        g0 = st[S_BGROUPS + target * MAX_GROUPS]
+        key ^= np.uint64(ws[C_BHASH + target])
+        key ^= z_build(value, p) ^ z_group(value, 0, g0 | ws[WS_GBUF])
+    consider(ws, key, kind, c, value, target, used, ng, 0, pile_used)
+    if rules[R_FOLLOW] and kind != KIND_TRAIL and st[S_LOOSE] & ~used and (ws[C_NOWNED] or kind == KIND_CHANGE):
+        offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key, pile_used)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key0, pile_used):
+    """K9/P5: every non-empty set of disjoint loose-only groups added to builds the mover owns after the
+    main action. The build a build or load move itself makes or loads is left out: a loose-only group added
+    to it is already one of that move's own extra groups, giving the same position (P7)."""
+    free = st[S_LOOSE] & ~used
+    if free == 0 or (ws[C_NOWNED] == 0 and kind != KIND_CHANGE):
+        return            # only a change gives the mover a build he did not own before (a new build is skipped)
+    nf = 0
+    maxv = rules[R_MAX_BUILD_VALUE]
+    for w in range(1, maxv + 1):
+        owned = st[S_BOWNER + w] == p
+        if kind == KIND_CAPTURE and w == target:
+            owned = False
+        if kind == KIND_CHANGE:
+            if w == target:
+                owned = False
+            if w == value:
+                owned = True
+        if (kind == KIND_BUILD or kind == KIND_LOAD) and w == value:
+            owned = False
+        if not owned:
+            continue
+        for k in range(ws[C_BSTART + w], ws[C_BEND + w]):
+            x = ws[WS_SUB + k]
+            if (x >> FLAG_SHIFT) == FLAG_LOOSE and x & CARD_BITS & ~free == 0:
+                ws[WS_FOLLOW + nf] = x      # at most one entry per subset: nf <= MAX_SUBSETS
+                nf += 1
+    if nf == 0:
+        return
+    ctl = C_CTL + 2
+    combo_start(ws, 0, 0, WS_USED2, ctl)
+    while True:
+        d = combo_next(ws, WS_FOLLOW, 0, nf, WS_SEL2, WS_USED2, ctl)
+        if d < 0:
+            break
+        key = key0
+        prev_w = -1
+        pos = 0
+        for i in range(d):
+            x = ws[WS_FOLLOW + ws[WS_SEL2 + i]]
+            g = x & CARD_BITS
+            w = (x >> VALUE_SHIFT) & 15
+            if w != prev_w:
+                pos = 1 if (kind == KIND_CHANGE and w == value) else st[S_BNG + w]
+                prev_w = w
+            key ^= z_group(w, pos, g)
+            pos += 1
+            m = g
+            while m:
+                b = m & -m
+                m ^= b
+                key ^= z_loose(lowbit_index(b))
+        consider(ws, key, kind, c, value, target, used, ng, d, pile_used)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def insert_sorted(ws, ng, g):
+    """Insert mask g into ws[WS_GBUF:WS_GBUF+ng], kept in descending order; returns the new length."""
+    i = ng
+    while i > 0 and ws[WS_GBUF + i - 1] < g:
+        ws[WS_GBUF + i] = ws[WS_GBUF + i - 1]
+        i -= 1
+    ws[WS_GBUF + i] = g
+    return ng + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_captures(st, rules, p, ws, c):
+    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
+    v = card_value(c)
+    if v > rules[R_MAX_BUILD_VALUE]:
+        return
+    loose = st[S_LOOSE]
+    bo = st[S_BOWNER + v]
+    lo = ws[C_BSTART + v]
+    hi = ws[C_BEND + v]
+    for bcap in range(2):
+        if bcap == 1 and bo < 0:
+            break
+        target = v if bcap else 0
+        if not keeps_commitments(ws, v, v if (bcap and bo == p) else -1):
+            continue
+        if bcap:
+            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0)
+        combo_start(ws, 0, lo, WS_USED1, C_CTL)
+        while True:
+            d = combo_next(ws, WS_SUB, lo, hi, WS_SEL1, WS_USED1, C_CTL)
+            if d < 0:
+                break
+            u = ws[WS_USED1 + d]
+            if not bcap and u & loose == 0:
+                continue          # table-grounded: pile cards alone are no capture
+            if not pile_ok(u, ws):
+                continue
+            for i in range(d):
+                ws[WS_GBUF + i] = ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS
+            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, u, d)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_groups_onto(st, rules, p, ws, c, kind, value):
+    """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
+    cv = card_value(c)
+    loose = st[S_LOOSE]
+    need = value - cv
+    lo = ws[C_BSTART + value]
+    hi = ws[C_BEND + value]
+    if need == 0:
+        s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
+    else:
+        s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
+    for si in range(s_lo, s_hi):
+        smask = ws[WS_SUB + si] & CARD_BITS
+        pg = smask | (1 << c)
+        # the played card's group alone
+        if kind == KIND_LOAD or smask & loose:
+            if pile_ok(smask, ws):
+                ws[WS_GBUF] = pg
+                offer(st, rules, p, ws, kind, c, value, value, smask, 1)
+        if lo == hi:
+            continue
+        combo_start(ws, smask, lo, WS_USED1, C_CTL)
+        while True:
+            d = combo_next(ws, WS_SUB, lo, hi, WS_SEL1, WS_USED1, C_CTL)
+            if d < 0:
+                break
+            u = ws[WS_USED1 + d]
+            if kind == KIND_BUILD and u & loose == 0:
+                continue          # K5: a new build holds a loose card; pile cards never start one alone
+            if not pile_ok(u, ws):
+                continue
+            ng = 0
+            for i in range(d):
+                ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+            ng = insert_sorted(ws, ng, pg)
+            offer(st, rules, p, ws, kind, c, value, value, u, ng)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_changes(st, rules, p, ws, c):
+    """K7: raise an opponent's simple build to a new value the mover holds; it passes to the mover."""
+    cv = card_value(c)
+    maxv = rules[R_MAX_BUILD_VALUE]
+    for w in range(1, maxv - cv + 1):
+        o = st[S_BOWNER + w]
+        if o < 0 or o == p or st[S_BNG + w] != 1:
+            continue
+        g0 = st[S_BGROUPS + w * MAX_GROUPS]
+        if rules[R_CHANGE] == 0:
+            if popcount(g0) != 2:
+                continue
+            nv = w + cv
+            if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - (1 if nv == cv else 0) < 1:
+                continue
+            ws[WS_GBUF] = 1 << c
+            offer(st, rules, p, ws, KIND_CHANGE, c, nv, w, 0, 1)
+        else:
+            for s in range(0, maxv - w - cv + 1):
+                nv = w + cv + s
+                if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - (1 if nv == cv else 0) < 1:
+                    continue
+                for k in range(ws[C_BSTART + s], ws[C_BEND + s]):
+                    smask = ws[WS_SUB + k] & CARD_BITS
+                    if not pile_ok(smask, ws):
+                        continue
+                    ws[WS_GBUF] = smask | (1 << c)
+                    offer(st, rules, p, ws, KIND_CHANGE, c, nv, w, smask, 1)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def generate_khasino(st, rules, p, ws):
+    """Offer every legal move of seat p to the sink (duplicates by key possible, P7)."""
+    prepare_position(st, rules, p, ws)
+    hand = st[S_HANDS + 2 * p]
+    loose = st[S_LOOSE]
+    maxv = rules[R_MAX_BUILD_VALUE]
+    nowned = ws[C_NOWNED]
+    can_build = rules[R_MAX_BUILDS] == 0 or nowned < rules[R_MAX_BUILDS]
+    ne = 0                     # bit s: some subset has sum s (bit 0: the empty set)
+    bl = 0                     # bit s: some subset of sum s holds a loose card
+    built = 0                  # bit v: a build of value v is on the table
+    for s in range(maxv + 1):
+        if ws[C_BEND + s] > ws[C_BSTART + s]:
+            ne |= 1 << s
+        if ws[C_BLOOSE + s]:
+            bl |= 1 << s
+        if st[S_BOWNER + s] >= 0:
+            built |= 1 << s
+    m = hand
+    while m:
+        b = m & -m
+        m ^= b
+        c = lowbit_index(b)
+        cv = card_value(c)
+        if cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
+            gen_captures(st, rules, p, ws, c)
+        if not keeps_commitments(ws, cv, -1):
+            continue              # P1: the last card of an owned build's value only captures that build
+        # K5/K6: build or load only a value the player still holds after playing c, and only where a group
+        # can be made: the played card alone (v == cv) or with a subset of sum v - cv; a new build also
+        # needs a loose card, in the played card's group or in an extra group of v.
+        held = ws[C_HVMASK] & ~((2 << cv) - 1 if ws[C_HV + cv] == 1 else (1 << cv) - 1)
+        held &= ne << cv
+        todo = held & built
+        if can_build:
+            todo |= held & ~built & (((ne & bl) << cv) | bl)
+        while todo:                 # ascending values, loads and builds as they come
+            hb = todo & -todo
+            todo ^= hb
+            gen_groups_onto(st, rules, p, ws, c, KIND_LOAD if hb & built else KIND_BUILD, lowbit_index(hb))
+        if can_build and cv < maxv and ws[C_CHANGEABLE] & ((2 << (maxv - cv)) - 1):
+            gen_changes(st, rules, p, ws, c)
+        # K11 trail
+        if rules[R_TRAIL_SAME]:
+            if cv <= maxv and st[S_BOWNER + cv] >= 0:
+                continue
+            if loose & (15 << (4 * (cv - 1))):
+                continue
+        if rules[R_TRAIL_OWN_FIRST] and st[S_DEAL] == 1 and nowned > 0:
+            continue
+        offer(st, rules, p, ws, KIND_TRAIL, c, cv, 0, 0, 0)

@@ -1,0 +1,117 @@
+"""Choice while generating: every candidate move is folded into the sink as it is generated, so the game
+path holds no move list and no position has a move cap.
+
+- `SINK_RANDOM`: keep the candidate whose key k minimises fmix(k ^ r) for the decision's one draw r
+  (docs/ENGINE.md, "Bots"): a uniform draw over distinct moves, since equal keys are the same move (P7).
+- `SINK_GREEDY`: keep the candidates maximising (points, cards, spades, -table_points), then as random.
+  `prefilter` rejects a main action (and with it all its follow-up variants, which share its features)
+  before its key is computed, so most losing candidates cost only their features.
+- `SINK_LIST`: write the records of candidates number lo .. hi-1 (in generation order) to the listing chunk
+  at WS_LIST; the Python API lists any position by successive windows, in bounded memory. `SINK_KEYS`
+  writes only their keys (counting distinct moves).
+
+A later bot plugs in here: a new mode with its own `prefilter` score and tie-break, fed by the same pass.
+The running best is one move record at WS_BEST; `apply_move` plays it.
+"""
+import numpy as np
+from numba import njit
+
+from .layout import (
+    C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
+    SINK_GREEDY, SINK_LIST, SINK_KEYS, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
+    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
+    M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS,
+)
+from .rng import fmix
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def sink_begin(ws, mode, r, lo, hi):
+    """Start a position: the sink mode, the decision's draw r (random/greedy), the listing window [lo, hi)."""
+    ws[C_SINK] = mode
+    ws[C_DRAW] = np.int64(r)
+    ws[C_SEEN] = 0
+    ws[C_FOUND] = 0
+    ws[C_BEST_H] = 0
+    ws[C_BEST_F] = -1
+    ws[C_BEST_F + 1] = -1
+    ws[C_BEST_F + 2] = -1
+    ws[C_BEST_F + 3] = -(1 << 40)
+    ws[C_LIST_LO] = lo
+    ws[C_LIST_HI] = hi
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def prefilter(ws, points, cards, spades, table_points):
+    """Record a main action's greedy features; False if the sink can skip it and its follow-up variants."""
+    ws[C_FEAT] = points
+    ws[C_FEAT + 1] = cards
+    ws[C_FEAT + 2] = spades
+    ws[C_FEAT + 3] = table_points
+    if ws[C_SINK] != SINK_GREEDY:
+        return True
+    nt = -table_points
+    bp, bc, bs, bt = ws[C_BEST_F], ws[C_BEST_F + 1], ws[C_BEST_F + 2], ws[C_BEST_F + 3]
+    if points != bp:
+        better = points > bp
+    elif cards != bc:
+        better = cards > bc
+    elif spades != bs:
+        better = spades > bs
+    elif nt != bt:
+        better = nt > bt
+    else:
+        return True          # equal features: the key decides
+    if not better:
+        return False
+    ws[C_BEST_F] = points
+    ws[C_BEST_F + 1] = cards
+    ws[C_BEST_F + 2] = spades
+    ws[C_BEST_F + 3] = nt
+    ws[C_FOUND] = 0          # every earlier candidate loses to this one
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def write_record(ws, at, kind, c, value, target, used, ng, nf, key, pile_used):
+    """The move being generated (groups at WS_GBUF, follow-ups selected by WS_SEL2 from WS_FOLLOW) as the
+    record at ws[at:at+REC_SIZE]."""
+    ws[at + M_CARD] = c
+    ws[at + M_KIND] = kind
+    ws[at + M_VALUE] = value
+    ws[at + M_TARGET] = target
+    ws[at + M_USED] = used
+    ws[at + M_GCOUNT] = ng
+    ws[at + M_FCOUNT] = nf
+    ws[at + M_KEY] = np.int64(key)
+    ws[at + M_POINTS] = ws[C_FEAT]
+    ws[at + M_CARDS] = ws[C_FEAT + 1]
+    ws[at + M_SPADES] = ws[C_FEAT + 2]
+    ws[at + M_TABLE_POINTS] = ws[C_FEAT + 3]
+    ws[at + M_PILE_USED] = pile_used
+    for i in range(ng):
+        ws[at + M_GROUPS + i] = ws[WS_GBUF + i]
+    for i in range(nf):
+        x = ws[WS_FOLLOW + ws[WS_SEL2 + i]]
+        ws[at + M_FGROUPS + i] = x & (CARD_BITS | (15 << VALUE_SHIFT))
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def consider(ws, key, kind, c, value, target, used, ng, nf, pile_used):
+    """Fold one candidate (its features already given to `prefilter`) into the sink."""
+    idx = ws[C_SEEN]
+    ws[C_SEEN] = idx + 1
+    mode = ws[C_SINK]
+    if mode >= SINK_LIST:
+        if ws[C_LIST_LO] <= idx < ws[C_LIST_HI]:
+            if mode == SINK_KEYS:
+                ws[WS_LIST + idx - ws[C_LIST_LO]] = np.int64(key)
+            else:
+                write_record(ws, WS_LIST + (idx - ws[C_LIST_LO]) * REC_SIZE, kind, c, value, target, used, ng,
+                             nf, key, pile_used)
+        return
+    h = fmix(key ^ np.uint64(ws[C_DRAW]))
+    if ws[C_FOUND] == 0 or h < np.uint64(ws[C_BEST_H]):
+        ws[C_BEST_H] = np.int64(h)
+        ws[C_FOUND] = 1
+        write_record(ws, WS_BEST, kind, c, value, target, used, ng, nf, key, pile_used)
