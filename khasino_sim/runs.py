@@ -107,7 +107,12 @@ _LOCAL = threading.local()
 def run_shard(spec_dict, shard, start, count, out, command="", progress=None, stop=None):
     """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns the count,
     or 0 if `stop` was set before the shard finished (nothing is written then). Used by local threads and
-    by Dask workers alike."""
+    by Dask workers alike.
+
+    The shard is streamed: each chunk of CHUNK games is played, turned into Arrow rows and handed to a
+    storage.ShardWriter, so a worker holds one chunk of statistics rows at a time (plus at most one Parquet
+    row group of compact Arrow columns), whatever the shard size. The files appear only when the whole
+    shard is written (seats first, games last); a stopped or failed shard leaves nothing behind."""
     from khasino_sim.kernels.game import play_batch
     from khasino_sim.kernels.movegen import new_workspace
     from khasino_sim.kernels.seeding import seeds_for
@@ -118,24 +123,24 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     if getattr(_LOCAL, "ws", None) is None:
         _LOCAL.ws = new_workspace()
     names = spec.bot_names()
-    codes = spec.bot_codes(start, count)
-    ids = np.array([BOTS[n] for n in names], dtype=np.int64)[codes]
-    seeds = seeds_for(spec.seed, start, count)
-    parts = []
-    for lo in range(0, count, CHUNK):
-        if stop is not None and stop.is_set():
-            return 0
-        hi = min(count, lo + CHUNK)
-        parts.append(play_batch(rules, seeds[lo:hi], ids[lo:hi], ws=_LOCAL.ws))
-        if progress is not None:
-            progress(hi - lo)
-    rows = np.concatenate(parts)
-    if rows[:, L.G_OVERFLOW].any():
-        bad = int(start + np.flatnonzero(rows[:, L.G_OVERFLOW])[0])
-        raise RuntimeError(f"game {bad}: a position exceeded the move buffers; results would not be exact")
-    games, seats = storage.shard_tables(rows, start, codes, names, fmt.name, fmt.rules_hash(),
-                                        _meta(spec, shard, start, count, command))
-    storage.write_shard(out, shard, games, seats)
+    bot_ids = np.array([BOTS[n] for n in names], dtype=np.int64)
+    meta = _meta(spec, shard, start, count, command)
+    with storage.ShardWriter(out, shard) as writer:
+        for lo in range(0, count, CHUNK):
+            if stop is not None and stop.is_set():
+                return 0
+            n = min(count - lo, CHUNK)
+            codes = spec.bot_codes(start + lo, n)
+            rows = play_batch(rules, seeds_for(spec.seed, start + lo, n), bot_ids[codes], ws=_LOCAL.ws)
+            if rows[:, L.G_OVERFLOW].any():
+                bad = int(start + lo + np.flatnonzero(rows[:, L.G_OVERFLOW])[0])
+                raise RuntimeError(f"game {bad}: a scratch bound was exceeded (never expected: please report it); "
+                                   "results would not be exact")
+            writer.write(*storage.shard_tables(rows, start + lo, codes, names, fmt.name, fmt.rules_hash(), meta))
+            del rows
+            if progress is not None:
+                progress(n)
+        writer.commit()
     return count
 
 
@@ -187,11 +192,17 @@ def _progress_bar(total, initial, quiet):
                 smoothing=0.1)
 
 
-def _connect_dask(address):
+def _need_distributed():
+    """The `distributed` package, or a one-line SimulationError naming what to install."""
     try:
-        from distributed import Client
+        import distributed
     except ImportError:
-        raise SimulationError("--dask needs the distributed package: pip install 'khasino-sim[dask]'")
+        raise SimulationError("--dask needs the distributed package: pip install 'khasino-sim[dask]'") from None
+    return distributed
+
+
+def _connect_dask(address):
+    Client = _need_distributed().Client
     try:
         return Client(address, timeout="5s")
     except (OSError, TimeoutError, ValueError) as e:
@@ -210,6 +221,8 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
                    options=dict(options or {}), shard_size=int(shard_size))
     validate(spec)
+    if dask:
+        _need_distributed()       # before the output folder is touched: a run that cannot start leaves nothing
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
@@ -273,8 +286,8 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers):
 
 
 def _run_dask(address, spec_dict, todo, out, command, total, quiet):
-    from distributed import as_completed
     client = _connect_dask(address)
+    from distributed import as_completed
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     played = 0
     try:

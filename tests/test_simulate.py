@@ -205,7 +205,10 @@ def test_ctrl_c_keeps_finished_shards_and_resumes(tmp_path):
     out = tmp_path / "interrupted"
     args = [sys.executable, "-m", "khasino_sim", "simulate", "--games", "120000", "--shard-size", "4000",
             "--workers", "2", "--seed", "4", "--out", str(out), "--quiet"]
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # SIGINT back to its default in the child: a test process started with SIGINT ignored (a background job
+    # of a non-interactive shell) would otherwise hand the ignore on, and the child would never see Ctrl-C.
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.time() + 300
     while len(list((out / "games").glob("part-*.parquet"))) < 2:
         assert proc.poll() is None and time.time() < deadline
@@ -227,3 +230,101 @@ def test_rerunning_a_finished_run_only_reports_it(tmp_path):
     assert r.returncode == 0 and "already complete" in r.stdout and "games      300\n" in r.stdout
     r = khasino(*args, "--no-rotate")
     assert r.returncode == 2 and "another run" in r.stderr
+
+
+def test_dask_without_the_distributed_package_is_one_line_exit_2(tmp_path):
+    """An install without the `dask` extra: `--dask` names what to install, no traceback, no output."""
+    out = tmp_path / "x"
+    code = "import sys; sys.modules['distributed'] = None; from khasino_sim.cli import main; main()"
+    r = subprocess.run([sys.executable, "-c", code, "simulate", "--games", "100", "--quiet", "--out", str(out),
+                        "--dask", "tcp://127.0.0.1:8786"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "pip install 'khasino-sim[dask]'" in r.stderr
+    assert not (out / "run.json").exists(), "a run that cannot start writes no manifest"
+
+
+def pandas_summary(out):
+    """The summary computed the straightforward way, the whole seats table in memory."""
+    from khasino_sim.stats import wilson
+    seats = pd.read_parquet(f"{out}/seats", columns=["game", "seat", "bot", "won", "score"])
+    per_bot = []
+    for bot, g in seats.groupby("bot", observed=True):
+        n, w = len(g), int(g["won"].sum())
+        per_bot.append({"bot": str(bot), "seats_played": n, "wins": w, "win_rate": w / n, "ci95": wilson(w, n)})
+    per_seat = [{"seat": int(s), "mean_score": float(g["score"].mean()), "win_rate": float(g["won"].mean())}
+                for s, g in seats.groupby("seat")]
+    first = seats[seats["seat"] == 0]
+    w0 = int(first["won"].sum())
+    return {"games": int(seats["game"].nunique()), "bots": per_bot, "seats": per_seat,
+            "first_seat": {"win_rate": w0 / max(len(first), 1), "ci95": wilson(w0, len(first))}}
+
+
+@pytest.mark.parametrize("bots, rotate", [(("greedy", "random"), True), (("random", "greedy"), False),
+                                          (("random", "random"), True)])
+def test_streamed_summary_matches_the_whole_table(tmp_path, bots, rotate):
+    from khasino_sim.stats import summarize
+    out = simulate(games=7000, bots=bots, rotate=rotate, seed=13, out=tmp_path / "r", shard_size=3000,
+                   workers=2)
+    assert summarize(out) == pandas_summary(out)
+
+
+def test_shards_stream_in_row_groups(tmp_path, monkeypatch):
+    """Small row groups give the same rows; a shard's files are whole Parquet files with several row
+    groups, and nothing temporary is left."""
+    from khasino_sim import storage
+    monkeypatch.setattr(storage, "ROW_GROUP_GAMES", 2500)
+    a = simulate(games=9000, seed=21, out=tmp_path / "a", shard_size=9000, workers=1)
+    assert pq.ParquetFile(Path(a) / "games" / "part-000000.parquet").metadata.num_row_groups == 3
+    assert pq.ParquetFile(Path(a) / "seats" / "part-000000.parquet").metadata.num_row_groups == 3
+    monkeypatch.undo()
+    b = simulate(games=9000, seed=21, out=tmp_path / "b", shard_size=4000, workers=2)
+    same_dataset(a, b)
+    assert not list(Path(a).glob("**/.part-*")) and not list(Path(b).glob("**/.part-*"))
+
+
+def test_a_stopped_shard_leaves_nothing(tmp_path, monkeypatch):
+    import threading
+    from khasino_sim import storage
+    from khasino_sim.runs import run_shard, _prepare_out
+    monkeypatch.setattr(storage, "ROW_GROUP_GAMES", 1000)     # temporary files exist when the stop comes
+    spec = RunSpec(games=6000, shard_size=6000)
+    _prepare_out(tmp_path / "r", spec, False, False)
+    stop = threading.Event()
+    ticks = []
+
+    def progress(n):
+        ticks.append(n)
+        if len(ticks) == 2:
+            temporary.extend((tmp_path / "r").glob("**/.part-*"))
+            stop.set()
+
+    temporary = []
+    assert run_shard(spec.identity(), 0, 0, 6000, str(tmp_path / "r"), progress=progress, stop=stop) == 0
+    assert sum(ticks) == 4000 and len(temporary) == 2
+    assert not list((tmp_path / "r").glob("**/*.parquet*")) and not list((tmp_path / "r").glob("**/.part-*"))
+
+
+def test_shard_memory_does_not_grow_with_the_shard(tmp_path):
+    """A worker holds one chunk of statistics rows at a time: the NumPy memory a 20,000-game shard needs is
+    a small fraction of its rows (20,000 x 832 bytes = 16 MB)."""
+    import tracemalloc
+    from khasino_sim.runs import run_shard, _prepare_out
+    spec = RunSpec(games=21000, shard_size=20000)
+    _prepare_out(tmp_path / "r", spec, False, False)
+    run_shard(spec.identity(), 1, 20000, 1000, str(tmp_path / "r"))     # the thread's workspace, compiled core
+    tracemalloc.start()
+    try:
+        run_shard(spec.identity(), 0, 0, 20000, str(tmp_path / "r"))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 6 * 2**20, f"peak {peak / 2**20:.1f} MiB"
+
+
+def test_summary_counts_distinct_games_in_any_order():
+    from khasino_sim.stats import _GameSet
+    s = _GameSet()
+    for part in ([5, 6, 6], [2, 3], [10], [6, 2], [9]):
+        s.add(np.array(part, dtype=np.uint32))
+    assert s.count() == 6          # 2 3 5 6 9 10
