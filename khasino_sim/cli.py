@@ -218,7 +218,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
                    err=True)
         sys.exit(130)
-    except RuntimeError as e:     # an engine limit (move buffers), not bad input
+    except RuntimeError as e:     # an engine guard (a scratch bound exceeded: never expected), not bad input
         click.echo(f"Error: {e}", err=True)
         sys.exit(1)
     elapsed = time.time() - started
