@@ -6,8 +6,7 @@ Every family's move rules sit on these three things:
   move must respect (`pile_ok`);
 - **subsets by sum**: every item subset whose sum is at most the highest group value, with at most one card
   of each pile, listed in ascending mask order and then bucketed by sum, each bucket in descending mask order
-  (the canonical group order of RULES.md) and, where pile cards are usable, stably by pile depth (so that
-  selections skipping a pile card are cut early; callers sort a move's groups themselves);
+  (the canonical group order of RULES.md, so a selection by ascending bucket index is already sorted);
 - **disjoint selections** (`combo_start`/`combo_next`): every set of pairwise-disjoint subsets of a bucket
   range, each set once, enumerated with an explicit stack.
 
@@ -22,7 +21,7 @@ from .layout import (
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND, C_NSUB, C_BLOOSE,
-    WS_RAW, WS_SUB, WS_PSUF,
+    WS_RAW, WS_SUB,
 )
 
 
@@ -73,39 +72,6 @@ def pile_ok(used, ws):
         if x != ws[C_PREFIX + j * PREFIX_STRIDE + popcount(x)]:
             return False
     return True
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def pile_rank(ws, x):
-    """0 for a group without usable pile cards, else 1 + the depth of its deepest pile card."""
-    r = 0
-    for j in range(ws[C_NOPP]):
-        px = x & ws[C_PMASK + j]
-        if px:
-            d = 1
-            while ws[C_PREFIX + j * PREFIX_STRIDE + d] & px == 0:
-                d += 1
-            if d > r:
-                r = d
-    return r
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def pile_hopeless(ws, u, nxt, hi):
-    """A selection with cards u that fails `pile_ok`, whose next candidates are bucket entries nxt .. hi-1:
-    True if no extension can pass either, because a pile card above one it uses (K8: top k in order) is
-    in none of those entries. Lets the caller skip the selection's extensions (an exact prune)."""
-    later = ws[WS_PSUF + nxt] if nxt < hi else 0
-    for j in range(ws[C_NOPP]):
-        x = u & ws[C_PMASK + j]
-        if x == 0:
-            continue
-        k = popcount(x)
-        while ws[C_PREFIX + j * PREFIX_STRIDE + k] & x != x:
-            k += 1
-        if ws[C_PREFIX + j * PREFIX_STRIDE + k] & ~x & ~later:
-            return True
-    return False
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -198,26 +164,3 @@ def prepare_items(st, rules, p, ws):
         k = ws[C_BEND + s]
         ws[WS_SUB + k] = x
         ws[C_BEND + s] = k + 1
-    # Where pile cards are usable, each bucket is then stably ordered by pile depth (entries without pile
-    # cards first, then those holding a top card, ...): a selection that skips a pile card is then soon
-    # hopeless (`pile_hopeless`), and its extensions are never tried. WS_RAW is free now: it holds the
-    # depth ranks while sorting, then each bucket's suffix unions of pile cards (WS_PSUF).
-    pitems = ws[C_PITEMS]
-    if pitems:
-        for s in range(maxv + 1):
-            lo_s = ws[C_BSTART + s]
-            for k in range(lo_s, ws[C_BEND + s]):
-                x = ws[WS_SUB + k]
-                r = pile_rank(ws, x)
-                i = k
-                while i > lo_s and ws[WS_RAW + i - 1] > r:
-                    ws[WS_SUB + i] = ws[WS_SUB + i - 1]
-                    ws[WS_RAW + i] = ws[WS_RAW + i - 1]
-                    i -= 1
-                ws[WS_SUB + i] = x
-                ws[WS_RAW + i] = r
-        for s in range(maxv + 1):
-            acc = 0
-            for k in range(ws[C_BEND + s] - 1, ws[C_BSTART + s] - 1, -1):
-                acc |= ws[WS_SUB + k] & pitems
-                ws[WS_PSUF + k] = acc

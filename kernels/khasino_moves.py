@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
-from .groups import combo_start, combo_next, pile_ok, pile_hopeless, prepare_items
+from .groups import combo_start, combo_next, pile_ok, prepare_items
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL, S_LAST_CAP,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
@@ -258,16 +258,6 @@ def insert_sorted(ws, ng, g):
     return ng + 1
 
 
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def skip_if_hopeless(ws, u, d, hi):
-    """After a selection of depth d (stack WS_SEL1, control C_CTL) failed the K8 prefix test: if none of its
-    extensions can pass it (`pile_hopeless`), pop it so `combo_next` does not extend it."""
-    last = ws[WS_SEL1 + d - 1]
-    if pile_hopeless(ws, u, last + 1, hi):
-        ws[C_CTL] = d - 1
-        ws[C_CTL + 1] = last + 1
-
-
 @njit(cache=True, nogil=True, _nrt=False)
 def gen_captures(st, rules, p, ws, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
@@ -295,12 +285,10 @@ def gen_captures(st, rules, p, ws, c):
             if not bcap and u & loose == 0:
                 continue          # table-grounded: pile cards alone are no capture
             if not pile_ok(u, ws):
-                skip_if_hopeless(ws, u, d, hi)
                 continue
-            ng = 0
             for i in range(d):
-                ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
-            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, u, ng)
+                ws[WS_GBUF + i] = ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS
+            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, u, d)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -334,7 +322,6 @@ def gen_groups_onto(st, rules, p, ws, c, kind, value):
             if kind == KIND_BUILD and u & loose == 0:
                 continue          # K5: a new build holds a loose card; pile cards never start one alone
             if not pile_ok(u, ws):
-                skip_if_hopeless(ws, u, d, hi)
                 continue
             ng = 0
             for i in range(d):

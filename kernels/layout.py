@@ -163,8 +163,6 @@ CTX_SIZE = C_PITEMS + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_SUB = WS_RAW + MAX_SUBSETS        # the same, bucketed by sum, each bucket in descending mask order
-WS_PSUF = WS_RAW                     # after bucketing: per entry, the pile cards of it and the later entries of
-                                     # its bucket
 WS_FOLLOW = WS_SUB + MAX_SUBSETS     # follow-up candidate groups (packed), at most one per subset
 WS_SEL1 = WS_FOLLOW + MAX_SUBSETS    # selection stacks (indices) and the union of cards at each depth
 WS_USED1 = WS_SEL1 + STACK_LEN
