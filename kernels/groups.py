@@ -20,7 +20,7 @@ from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND, C_NSUB, C_BLOOSE,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
     WS_RAW, WS_SUB,
 )
 
@@ -121,7 +121,7 @@ def prepare_items(st, rules, p, ws):
     # counted by sum as they are made
     for s in range(maxv + 2):
         ws[C_BSTART + s] = 0
-        ws[C_BLOOSE + s] = 0
+    sums_loose = 0
     ws[C_BSTART + 1] = 1            # the empty set, sum 0
     n = 1
     ws[WS_RAW] = 0
@@ -150,9 +150,15 @@ def prepare_items(st, rules, p, ws):
             x = (x + (add & ((1 << FLAG_SHIFT) - 1))) | (add & ~((1 << FLAG_SHIFT) - 1))
             ws[WS_RAW + n] = x
             ws[C_BSTART + s + 1] += 1
-            ws[C_BLOOSE + s] |= (x >> FLAG_SHIFT) & FLAG_LOOSE
+            sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
             n += 1
     ws[C_NSUB] = n
+    ws[C_SUMS_LOOSE] = sums_loose
+    sums = 0
+    for s in range(maxv + 1):
+        if ws[C_BSTART + s + 1]:
+            sums |= 1 << s
+    ws[C_SUMS] = sums
     # bucket by sum, each bucket in descending mask order
     for s in range(1, maxv + 2):
         ws[C_BSTART + s] += ws[C_BSTART + s - 1]

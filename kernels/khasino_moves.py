@@ -18,9 +18,9 @@ from .layout import (
     R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW,
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
-    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE, PREFIX_STRIDE,
+    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
-    C_BLOOSE, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM,
+    C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM,
     WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
@@ -60,12 +60,14 @@ def prepare_position(st, rules, p, ws):
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
     nowned = 0
     changeable = 0
+    built = 0
     tp = mask_points(st[S_LOOSE], rules)
     for v in range(1, maxv + 1):
         o = st[S_BOWNER + v]
         bm = 0
         bh = np.uint64(0)
         if o >= 0:
+            built |= 1 << v
             if o == p:
                 ws[C_OWNED + nowned] = v
                 nowned += 1
@@ -82,6 +84,7 @@ def prepare_position(st, rules, p, ws):
         tp += ws[C_BPTS + v]
     ws[C_NOWNED] = nowned
     ws[C_CHANGEABLE] = changeable
+    ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
 
 
@@ -370,16 +373,9 @@ def generate_khasino(st, rules, p, ws):
     maxv = rules[R_MAX_BUILD_VALUE]
     nowned = ws[C_NOWNED]
     can_build = rules[R_MAX_BUILDS] == 0 or nowned < rules[R_MAX_BUILDS]
-    ne = 0                     # bit s: some subset has sum s (bit 0: the empty set)
-    bl = 0                     # bit s: some subset of sum s holds a loose card
-    built = 0                  # bit v: a build of value v is on the table
-    for s in range(maxv + 1):
-        if ws[C_BEND + s] > ws[C_BSTART + s]:
-            ne |= 1 << s
-        if ws[C_BLOOSE + s]:
-            bl |= 1 << s
-        if st[S_BOWNER + s] >= 0:
-            built |= 1 << s
+    ne = ws[C_SUMS]
+    bl = ws[C_SUMS_LOOSE]
+    built = ws[C_BUILT]
     m = hand
     while m:
         b = m & -m
