@@ -5,10 +5,13 @@ Every family's move rules sit on these three things:
 - **items**: the loose cards and the usable top cards of each opponent pile (K8), with the pile prefixes a
   move must respect (`pile_ok`);
 - **subsets by sum**: every item subset whose sum is at most the highest group value, with at most one card
-  of each pile, listed in ascending mask order and then bucketed by sum, each bucket in descending mask order
-  (the canonical group order of RULES.md, so a selection by ascending bucket index is already sorted);
+  of each pile, listed in ascending mask order and then bucketed by sum: in each bucket the loose-only
+  subsets, then those holding a pile card, each part in descending mask order (the canonical group order of
+  RULES.md);
 - **disjoint selections** (`combo_start`/`combo_next`): every set of pairwise-disjoint subsets of a bucket
-  range, each set once, enumerated with an explicit stack.
+  range, each set once, enumerated with an explicit stack. A move's selection is made in two stages, its
+  groups holding pile cards first, then its loose-only groups: a pile-card choice that breaks K8's prefix
+  rule is dropped before any loose-only groups are combined with it.
 
 Subsets are packed group words (layout: card mask, sum, source flags). All scratch is in the thread's flat
 workspace `ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
@@ -20,7 +23,7 @@ from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
     WS_RAW, WS_SUB,
 )
 
@@ -118,11 +121,13 @@ def prepare_items(st, rules, p, ws):
     ws[C_PITEMS] = items & ~loose
 
     # subsets with sum <= maxv, generated in ascending mask order (items taken in ascending card order),
-    # counted by sum as they are made
+    # counted by sum (all, and loose-only) as they are made
     for s in range(maxv + 2):
         ws[C_BSTART + s] = 0
+        ws[C_BMID + s] = 0
     sums_loose = 0
     ws[C_BSTART + 1] = 1            # the empty set, sum 0
+    ws[C_BMID] = 1
     n = 1
     ws[WS_RAW] = 0
     m = items
@@ -150,6 +155,8 @@ def prepare_items(st, rules, p, ws):
             x = (x + (add & ((1 << FLAG_SHIFT) - 1))) | (add & ~((1 << FLAG_SHIFT) - 1))
             ws[WS_RAW + n] = x
             ws[C_BSTART + s + 1] += 1
+            if x >> (FLAG_SHIFT + 1) == 0:
+                ws[C_BMID + s] += 1
             sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
             n += 1
     ws[C_NSUB] = n
@@ -159,14 +166,24 @@ def prepare_items(st, rules, p, ws):
         if ws[C_BSTART + s + 1]:
             sums |= 1 << s
     ws[C_SUMS] = sums
-    # bucket by sum, each bucket in descending mask order
+    # bucket by sum: the loose-only subsets, then those holding a pile card, each part in descending mask
+    # order (C_BEND and C_BMID serve as the two parts' fill cursors)
     for s in range(1, maxv + 2):
         ws[C_BSTART + s] += ws[C_BSTART + s - 1]
     for s in range(maxv + 1):
         ws[C_BEND + s] = ws[C_BSTART + s]
+        ws[C_BMID + s] += ws[C_BSTART + s]
     for e in range(n - 1, -1, -1):
         x = ws[WS_RAW + e]
         s = (x >> VALUE_SHIFT) & 15
-        k = ws[C_BEND + s]
+        if x >> (FLAG_SHIFT + 1):
+            k = ws[C_BMID + s]
+            ws[C_BMID + s] = k + 1
+        else:
+            k = ws[C_BEND + s]
+            ws[C_BEND + s] = k + 1
         ws[WS_SUB + k] = x
-        ws[C_BEND + s] = k + 1
+    for s in range(maxv + 1):
+        k = ws[C_BEND + s]
+        ws[C_BEND + s] = ws[C_BMID + s]
+        ws[C_BMID + s] = k

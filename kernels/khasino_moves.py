@@ -18,10 +18,10 @@ from .layout import (
     R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW,
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
-    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
+    CARD_BITS, VALUE_SHIFT,
+    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BMID, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM,
-    WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_GBUF,
+    WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
 from .sink import prefilter, consider
@@ -217,9 +217,9 @@ def offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key0, pi
             owned = False
         if not owned:
             continue
-        for k in range(ws[C_BSTART + w], ws[C_BEND + w]):
+        for k in range(ws[C_BSTART + w], ws[C_BMID + w]):
             x = ws[WS_SUB + k]
-            if (x >> FLAG_SHIFT) == FLAG_LOOSE and x & CARD_BITS & ~free == 0:
+            if x & CARD_BITS & ~free == 0:
                 ws[WS_FOLLOW + nf] = x      # at most one entry per subset: nf <= MAX_SUBSETS
                 nf += 1
     if nf == 0:
@@ -263,13 +263,17 @@ def insert_sorted(ws, ng, g):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def gen_captures(st, rules, p, ws, c):
-    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
+    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards).
+
+    Its groups are chosen in two stages: those holding a pile card (bucket part [mid, hi)), kept only if
+    they use each opponent pile's top cards exactly (K8), then any loose-only ones ([lo, mid))."""
     v = card_value(c)
     if v > rules[R_MAX_BUILD_VALUE]:
         return
     loose = st[S_LOOSE]
     bo = st[S_BOWNER + v]
     lo = ws[C_BSTART + v]
+    mid = ws[C_BMID + v]
     hi = ws[C_BEND + v]
     for bcap in range(2):
         if bcap == 1 and bo < 0:
@@ -279,28 +283,41 @@ def gen_captures(st, rules, p, ws, c):
             continue
         if bcap:
             offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0)
-        combo_start(ws, 0, lo, WS_USED1, C_CTL)
+        combo_start(ws, 0, mid, WS_USED3, C_CTL + 4)
+        db = 0
         while True:
-            d = combo_next(ws, WS_SUB, lo, hi, WS_SEL1, WS_USED1, C_CTL)
-            if d < 0:
+            ub = ws[WS_USED3 + db]
+            if pile_ok(ub, ws):
+                if db > 0 and (bcap or ub & loose):       # table-grounded: pile cards alone are no capture
+                    ng = 0
+                    for i in range(db):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ub, ng)
+                combo_start(ws, ub, lo, WS_USED1, C_CTL)
+                while True:
+                    d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
+                    if d < 0:
+                        break
+                    ng = 0
+                    for i in range(db):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+                    for i in range(d):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ws[WS_USED1 + d], ng)
+            db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
+            if db < 0:
                 break
-            u = ws[WS_USED1 + d]
-            if not bcap and u & loose == 0:
-                continue          # table-grounded: pile cards alone are no capture
-            if not pile_ok(u, ws):
-                continue
-            for i in range(d):
-                ws[WS_GBUF + i] = ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS
-            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, u, d)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def gen_groups_onto(st, rules, p, ws, c, kind, value):
-    """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
+    """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups,
+    chosen in two stages as in `gen_captures` (pile-card groups first, then loose-only ones)."""
     cv = card_value(c)
     loose = st[S_LOOSE]
     need = value - cv
     lo = ws[C_BSTART + value]
+    mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
     if need == 0:
         s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
@@ -309,28 +326,33 @@ def gen_groups_onto(st, rules, p, ws, c, kind, value):
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         pg = smask | (1 << c)
-        # the played card's group alone
-        if kind == KIND_LOAD or smask & loose:
-            if pile_ok(smask, ws):
-                ws[WS_GBUF] = pg
-                offer(st, rules, p, ws, kind, c, value, value, smask, 1)
-        if lo == hi:
-            continue
-        combo_start(ws, smask, lo, WS_USED1, C_CTL)
+        combo_start(ws, smask, mid, WS_USED3, C_CTL + 4)
+        db = 0
         while True:
-            d = combo_next(ws, WS_SUB, lo, hi, WS_SEL1, WS_USED1, C_CTL)
-            if d < 0:
+            ub = ws[WS_USED3 + db]
+            if pile_ok(ub, ws):
+                # K5: a new build holds a loose card; pile cards never start one alone
+                if kind == KIND_LOAD or ub & loose:
+                    ng = 0
+                    for i in range(db):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+                    ng = insert_sorted(ws, ng, pg)
+                    offer(st, rules, p, ws, kind, c, value, value, ub, ng)
+                combo_start(ws, ub, lo, WS_USED1, C_CTL)
+                while True:
+                    d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
+                    if d < 0:
+                        break
+                    ng = 0
+                    for i in range(db):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+                    for i in range(d):
+                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+                    ng = insert_sorted(ws, ng, pg)
+                    offer(st, rules, p, ws, kind, c, value, value, ws[WS_USED1 + d], ng)
+            db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
+            if db < 0:
                 break
-            u = ws[WS_USED1 + d]
-            if kind == KIND_BUILD and u & loose == 0:
-                continue          # K5: a new build holds a loose card; pile cards never start one alone
-            if not pile_ok(u, ws):
-                continue
-            ng = 0
-            for i in range(d):
-                ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
-            ng = insert_sorted(ws, ng, pg)
-            offer(st, rules, p, ws, kind, c, value, value, u, ng)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
