@@ -261,6 +261,20 @@ def insert_sorted(ws, ng, g):
     return ng + 1
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def selected_groups(ws, db, d, extra):
+    """Put the selected groups (db pile-card groups on stack 3, d loose-only groups on stack 1, and `extra`
+    when non-zero) into WS_GBUF in canonical (descending mask) order; returns their number."""
+    ng = 0
+    for i in range(db):
+        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+    for i in range(d):
+        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+    if extra:
+        ng = insert_sorted(ws, ng, extra)
+    return ng
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def gen_captures(st, rules, p, ws, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards).
@@ -289,20 +303,13 @@ def gen_captures(st, rules, p, ws, c):
             ub = ws[WS_USED3 + db]
             if pile_ok(ub, ws):
                 if db > 0 and (bcap or ub & loose):       # table-grounded: pile cards alone are no capture
-                    ng = 0
-                    for i in range(db):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
-                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ub, ng)
+                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ub, selected_groups(ws, db, 0, 0))
                 combo_start(ws, ub, lo, WS_USED1, C_CTL)
                 while True:
                     d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
                     if d < 0:
                         break
-                    ng = 0
-                    for i in range(db):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
-                    for i in range(d):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+                    ng = selected_groups(ws, db, d, 0)
                     offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ws[WS_USED1 + d], ng)
             db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
             if db < 0:
@@ -333,22 +340,13 @@ def gen_groups_onto(st, rules, p, ws, c, kind, value):
             if pile_ok(ub, ws):
                 # K5: a new build holds a loose card; pile cards never start one alone
                 if kind == KIND_LOAD or ub & loose:
-                    ng = 0
-                    for i in range(db):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
-                    ng = insert_sorted(ws, ng, pg)
-                    offer(st, rules, p, ws, kind, c, value, value, ub, ng)
+                    offer(st, rules, p, ws, kind, c, value, value, ub, selected_groups(ws, db, 0, pg))
                 combo_start(ws, ub, lo, WS_USED1, C_CTL)
                 while True:
                     d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
                     if d < 0:
                         break
-                    ng = 0
-                    for i in range(db):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
-                    for i in range(d):
-                        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
-                    ng = insert_sorted(ws, ng, pg)
+                    ng = selected_groups(ws, db, d, pg)
                     offer(st, rules, p, ws, kind, c, value, value, ws[WS_USED1 + d], ng)
             db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
             if db < 0:
