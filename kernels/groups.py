@@ -121,11 +121,12 @@ def prepare_items(st, rules, p, ws):
     ws[C_PITEMS] = items & ~loose
 
     # subsets with sum <= maxv, generated in ascending mask order (items taken in ascending card order),
-    # counted by sum (all, and loose-only) as they are made
+    # counted by sum as they are made (all at C_BSTART + s + 1, loose-only at C_BMID + s)
     for s in range(maxv + 2):
         ws[C_BSTART + s] = 0
         ws[C_BMID + s] = 0
-    sums_loose = 0
+    sums = 1                        # bit s: some subset has sum s (bit 0: the empty set)
+    sums_loose = 0                  # bit s: some subset of sum s holds a loose card
     ws[C_BSTART + 1] = 1            # the empty set, sum 0
     ws[C_BMID] = 1
     n = 1
@@ -157,33 +158,23 @@ def prepare_items(st, rules, p, ws):
             ws[C_BSTART + s + 1] += 1
             if x >> (FLAG_SHIFT + 1) == 0:
                 ws[C_BMID + s] += 1
+            sums |= 1 << s
             sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
             n += 1
     ws[C_NSUB] = n
-    ws[C_SUMS_LOOSE] = sums_loose
-    sums = 0
-    for s in range(maxv + 1):
-        if ws[C_BSTART + s + 1]:
-            sums |= 1 << s
     ws[C_SUMS] = sums
+    ws[C_SUMS_LOOSE] = sums_loose
     # bucket by sum: the loose-only subsets, then those holding a pile card, each part in descending mask
-    # order (C_BEND and C_BMID serve as the two parts' fill cursors)
+    # order. C_BMID and C_BEND are the two parts' fill cursors, so each ends where its part ends.
     for s in range(1, maxv + 2):
         ws[C_BSTART + s] += ws[C_BSTART + s - 1]
     for s in range(maxv + 1):
-        ws[C_BEND + s] = ws[C_BSTART + s]
-        ws[C_BMID + s] += ws[C_BSTART + s]
+        ws[C_BEND + s] = ws[C_BSTART + s] + ws[C_BMID + s]
+        ws[C_BMID + s] = ws[C_BSTART + s]
     for e in range(n - 1, -1, -1):
         x = ws[WS_RAW + e]
         s = (x >> VALUE_SHIFT) & 15
-        if x >> (FLAG_SHIFT + 1):
-            k = ws[C_BMID + s]
-            ws[C_BMID + s] = k + 1
-        else:
-            k = ws[C_BEND + s]
-            ws[C_BEND + s] = k + 1
+        cur = C_BEND + s if x >> (FLAG_SHIFT + 1) else C_BMID + s
+        k = ws[cur]
+        ws[cur] = k + 1
         ws[WS_SUB + k] = x
-    for s in range(maxv + 1):
-        k = ws[C_BEND + s]
-        ws[C_BEND + s] = ws[C_BMID + s]
-        ws[C_BMID + s] = k

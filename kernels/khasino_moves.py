@@ -276,19 +276,43 @@ def selected_groups(ws, db, d, extra):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def gen_captures(st, rules, p, ws, c):
-    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards).
+def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, need_loose):
+    """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
+    group `extra` when non-zero (the played card's group of a build or load), as moves of `kind`.
 
-    Its groups are chosen in two stages: those holding a pile card (bucket part [mid, hi)), kept only if
-    they use each opponent pile's top cards exactly (K8), then any loose-only ones ([lo, mid))."""
+    Two stages: the groups holding a pile card (bucket part [mid, hi)), kept only if with `taken` they use
+    each opponent pile's top cards exactly (K8), then any loose-only groups ([lo, mid)). A selection of pile
+    groups alone (or `extra` alone) is offered only if it holds a loose card where `need_loose` says so."""
+    loose = st[S_LOOSE]
+    lo = ws[C_BSTART + value]
+    mid = ws[C_BMID + value]
+    hi = ws[C_BEND + value]
+    combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
+    db = 0
+    while True:
+        ub = ws[WS_USED3 + db]
+        if pile_ok(ub, ws):
+            if (db > 0 or extra) and (not need_loose or ub & loose):
+                offer(st, rules, p, ws, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
+            combo_start(ws, ub, lo, WS_USED1, C_CTL)
+            while True:
+                d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
+                if d < 0:
+                    break
+                ng = selected_groups(ws, db, d, extra)
+                offer(st, rules, p, ws, kind, c, value, target, ws[WS_USED1 + d], ng)
+        db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
+        if db < 0:
+            break
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_captures(st, rules, p, ws, c):
+    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
     v = card_value(c)
     if v > rules[R_MAX_BUILD_VALUE]:
         return
-    loose = st[S_LOOSE]
     bo = st[S_BOWNER + v]
-    lo = ws[C_BSTART + v]
-    mid = ws[C_BMID + v]
-    hi = ws[C_BEND + v]
     for bcap in range(2):
         if bcap == 1 and bo < 0:
             break
@@ -297,60 +321,22 @@ def gen_captures(st, rules, p, ws, c):
             continue
         if bcap:
             offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0)
-        combo_start(ws, 0, mid, WS_USED3, C_CTL + 4)
-        db = 0
-        while True:
-            ub = ws[WS_USED3 + db]
-            if pile_ok(ub, ws):
-                if db > 0 and (bcap or ub & loose):       # table-grounded: pile cards alone are no capture
-                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ub, selected_groups(ws, db, 0, 0))
-                combo_start(ws, ub, lo, WS_USED1, C_CTL)
-                while True:
-                    d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
-                    if d < 0:
-                        break
-                    ng = selected_groups(ws, db, d, 0)
-                    offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, ws[WS_USED1 + d], ng)
-            db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
-            if db < 0:
-                break
+        # table-grounded: without the build, pile cards alone are no capture
+        offer_selections(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0, bcap == 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def gen_groups_onto(st, rules, p, ws, c, kind, value):
-    """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups,
-    chosen in two stages as in `gen_captures` (pile-card groups first, then loose-only ones)."""
-    cv = card_value(c)
-    loose = st[S_LOOSE]
-    need = value - cv
-    lo = ws[C_BSTART + value]
-    mid = ws[C_BMID + value]
-    hi = ws[C_BEND + value]
+    """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
+    need = value - card_value(c)
     if need == 0:
         s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
-        pg = smask | (1 << c)
-        combo_start(ws, smask, mid, WS_USED3, C_CTL + 4)
-        db = 0
-        while True:
-            ub = ws[WS_USED3 + db]
-            if pile_ok(ub, ws):
-                # K5: a new build holds a loose card; pile cards never start one alone
-                if kind == KIND_LOAD or ub & loose:
-                    offer(st, rules, p, ws, kind, c, value, value, ub, selected_groups(ws, db, 0, pg))
-                combo_start(ws, ub, lo, WS_USED1, C_CTL)
-                while True:
-                    d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
-                    if d < 0:
-                        break
-                    ng = selected_groups(ws, db, d, pg)
-                    offer(st, rules, p, ws, kind, c, value, value, ws[WS_USED1 + d], ng)
-            db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
-            if db < 0:
-                break
+        # K5: a new build holds a loose card; pile cards never start one alone
+        offer_selections(st, rules, p, ws, kind, c, value, value, smask, smask | (1 << c), kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
