@@ -20,7 +20,8 @@ from .layout import (
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
     C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BMID, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
-    C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM,
+    C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
+    C_OWNMASK, C_FVALS,
     WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
@@ -59,10 +60,15 @@ def prepare_position(st, rules, p, ws):
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
     nowned = 0
+    ownmask = 0
+    fvals = 0
     changeable = 0
     built = 0
-    tp = mask_points(st[S_LOOSE], rules)
+    features = ws[C_SINK] != SINK_RANDOM          # the random bot reads no features
+    tp = mask_points(st[S_LOOSE], rules) if features else 0
     for v in range(1, maxv + 1):
+        if ws[C_BMID + v] > ws[C_BSTART + v]:
+            fvals |= 1 << v
         o = st[S_BOWNER + v]
         bm = 0
         bh = np.uint64(0)
@@ -71,6 +77,7 @@ def prepare_position(st, rules, p, ws):
             if o == p:
                 ws[C_OWNED + nowned] = v
                 nowned += 1
+                ownmask |= 1 << v
             elif st[S_BNG + v] == 1:
                 changeable |= 1 << v
             bh = z_build(v, o)
@@ -80,9 +87,12 @@ def prepare_position(st, rules, p, ws):
                 bh ^= z_group(v, i, g)
         ws[C_BMASK + v] = bm
         ws[C_BHASH + v] = np.int64(bh)
-        ws[C_BPTS + v] = mask_points(bm, rules)
-        tp += ws[C_BPTS + v]
+        if features:
+            ws[C_BPTS + v] = mask_points(bm, rules)
+            tp += ws[C_BPTS + v]
     ws[C_NOWNED] = nowned
+    ws[C_OWNMASK] = ownmask
+    ws[C_FVALS] = fvals
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
@@ -190,8 +200,26 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
         key ^= np.uint64(ws[C_BHASH + target])
         key ^= z_build(value, p) ^ z_group(value, 0, g0 | ws[WS_GBUF])
     consider(ws, key, kind, c, value, target, used, ng, 0, pile_used)
-    if rules[R_FOLLOW] and kind != KIND_TRAIL and st[S_LOOSE] & ~used and (ws[C_NOWNED] or kind == KIND_CHANGE):
-        offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key, pile_used)
+    if rules[R_FOLLOW] and kind != KIND_TRAIL and st[S_LOOSE] & ~used:
+        # the builds the mover owns after the main action, less the one it makes or loads (offer_followups)
+        own = ws[C_OWNMASK]
+        if kind == KIND_CHANGE:
+            own = (own & ~(1 << target)) | (1 << value)
+        elif kind == KIND_CAPTURE:
+            own &= ~(1 << target)
+        else:
+            own &= ~(1 << value)
+        if own & ws[C_FVALS]:
+            offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key, pile_used)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def offer_trail(st, rules, p, ws, c):
+    """K11: offer the trail of card c (what `offer` does for a trail, without its general cases)."""
+    if ws[C_SINK] != SINK_RANDOM:
+        if not prefilter(ws, 0, 0, 0, ws[C_TABLE_POINTS] + mask_points(1 << c, rules)):
+            return
+    consider(ws, z_hand(p, c) ^ z_loose(c), KIND_TRAIL, c, card_value(c), 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -370,10 +398,10 @@ def gen_changes(st, rules, p, ws, c):
                     offer(st, rules, p, ws, KIND_CHANGE, c, nv, w, smask, 1)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
-def generate_khasino(st, rules, p, ws):
-    """Offer every legal move of seat p to the sink (duplicates by key possible, P7)."""
-    prepare_position(st, rules, p, ws)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def gen_hand(st, rules, p, ws, captures, others):
+    """Offer, for each hand card in ascending order, its captures (if `captures`) and its builds, loads,
+    changes and trail (if `others`)."""
     hand = st[S_HANDS + 2 * p]
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
@@ -388,8 +416,10 @@ def generate_khasino(st, rules, p, ws):
         m ^= b
         c = lowbit_index(b)
         cv = card_value(c)
-        if cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
+        if captures and cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
             gen_captures(st, rules, p, ws, c)
+        if not others:
+            continue
         if not keeps_commitments(ws, cv, -1):
             continue              # P1: the last card of an owned build's value only captures that build
         # K5/K6: build or load only a value the player still holds after playing c, and only where a group
@@ -414,4 +444,21 @@ def generate_khasino(st, rules, p, ws):
                 continue
         if rules[R_TRAIL_OWN_FIRST] and st[S_DEAL] == 1 and nowned > 0:
             continue
-        offer(st, rules, p, ws, KIND_TRAIL, c, cv, 0, 0, 0)
+        offer_trail(st, rules, p, ws, c)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def generate_khasino(st, rules, p, ws):
+    """Offer every legal move of seat p to the sink (duplicates by key possible, P7).
+
+    A greedy sink gets the captures of every hand card first, and the other moves only if there is no
+    capture: a capture takes at least one card besides the played one, so its features (points, cards, ...)
+    beat those of every build, load, change or trail (0 points, 0 cards). The moves the greedy bot can
+    choose, and the order of those it compares, are unchanged (captures and the rest never share a key)."""
+    prepare_position(st, rules, p, ws)
+    if ws[C_SINK] == SINK_GREEDY:
+        gen_hand(st, rules, p, ws, True, False)
+        if ws[C_FOUND] == 0:
+            gen_hand(st, rules, p, ws, False, True)
+    else:
+        gen_hand(st, rules, p, ws, True, True)

@@ -162,7 +162,9 @@ C_BMASK = C_FEAT + 4                 # per build value: the build's cards (0 if 
 C_BHASH = C_BMASK + MAX_VALUE + 1    # per build value: its hash terms (owner and groups), uint64 bits
 C_BPTS = C_BHASH + MAX_VALUE + 1     # per build value: card points in it
 C_PITEMS = C_BPTS + MAX_VALUE + 1    # mask of every usable opponent pile card
-CTX_SIZE = C_PITEMS + 1
+C_OWNMASK = C_PITEMS + 1             # bit v: the mover owns the build of value v
+C_FVALS = C_OWNMASK + 1              # bit v (v >= 1): some loose-only subset has sum v (a K9 follow-up group)
+CTX_SIZE = C_FVALS + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_SUB = WS_RAW + MAX_SUBSETS        # the same, bucketed by sum, each bucket in descending mask order
