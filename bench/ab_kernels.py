@@ -1,0 +1,73 @@
+"""A/B two versions of the compiled core in one process, interleaved, so a noisy machine reads as noise.
+
+On a shared 2-core machine the same build measures up to ±30% apart from one minute to the next, which
+swamps most changes when two builds are timed one after the other. This script imports two copies of the
+`kernels` package (each a folder: `git worktree` or `cp -r kernels /tmp/v1`) side by side, plays the same
+seeded batch with each in turn (ABBA order), and reports each one's best games/s and the median and
+quartiles of the paired speed ratios B/A. An A/A run reads within about ±2%. It also checks that both
+versions give identical statistics rows: a speed change must not change a game.
+
+Run: python bench/ab_kernels.py DIR_A DIR_B [--format khasino] [--bots 0,1] [--games 1500] [--rounds 11]
+(bots: 0 random, 1 greedy, the same bot in every seat). Each new version compiles once (about 2 minutes);
+set NUMBA_CACHE_DIR to a fixed folder to keep the compiled copies between runs.
+"""
+import argparse
+import glob
+import hashlib
+import importlib
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+
+def load(folder, root):
+    """Import a copy of the kernels package in `folder` under a name made from its sources' hash."""
+    sources = sorted(glob.glob(os.path.join(folder, "*.py")))
+    if not sources:
+        sys.exit(f"error: no kernel sources in {folder}")
+    digest = hashlib.sha256(b"".join(open(f, "rb").read() for f in sources)).hexdigest()[:10]
+    name = f"kernels_{digest}"
+    if not os.path.exists(os.path.join(root, name)):
+        shutil.copytree(folder, os.path.join(root, name), ignore=shutil.ignore_patterns("__pycache__"))
+    return importlib.import_module(f"{name}.game")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--format", default="khasino")
+    ap.add_argument("--bots", default="0,1")
+    ap.add_argument("--games", type=int, default=1500)
+    ap.add_argument("--rounds", type=int, default=11)
+    args = ap.parse_args()
+    from khasino_sim.formats import get_format
+    rules = get_format(args.format).rules_array()
+    seats = int(rules[0])
+    root = tempfile.mkdtemp(prefix="ab_kernels_")
+    sys.path.insert(0, root)
+    games = [load(args.a, root), load(args.b, root)]
+    seeds = np.arange(args.games, dtype=np.uint64)
+    for bot in (int(x) for x in args.bots.split(",")):
+        table = np.full((args.games, seats), bot, np.int64)
+        same = np.array_equal(games[0].play_batch(rules, seeds, table), games[1].play_batch(rules, seeds, table))
+        times = [[], []]
+        for r in range(args.rounds):
+            for i in ((0, 1) if r % 2 == 0 else (1, 0)):
+                t = time.perf_counter()
+                games[i].play_batch(rules, seeds, table)
+                times[i].append(time.perf_counter() - t)
+        ratios = sorted(a / b for a, b in zip(*times))
+        q = len(ratios)
+        print(f"{args.format} bot {bot}: A {args.games / min(times[0]):,.0f} g/s, B {args.games / min(times[1]):,.0f} "
+              f"g/s; B/A median {ratios[q // 2]:.3f} [{ratios[q // 4]:.3f}, {ratios[3 * q // 4]:.3f}]; "
+              f"identical rows: {same}", flush=True)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
