@@ -19,7 +19,7 @@ from .layout import (
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
-    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BMID, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
+    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
     C_OWNMASK, C_FVALS,
     WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
@@ -303,6 +303,21 @@ def selected_groups(ws, db, d, extra):
     return ng
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, need_loose, lo, mid):
+    """Offer the selection of db pile-card groups (stack 3, cards used with the taken ones: ub) alone, where
+    it is a move, then with every non-empty set of disjoint loose-only groups of bucket part [lo, mid)."""
+    if (db > 0 or extra) and (not need_loose or ub & st[S_LOOSE]):
+        offer(st, rules, p, ws, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
+    combo_start(ws, ub, lo, WS_USED1, C_CTL)
+    while True:
+        d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
+        if d < 0:
+            break
+        ng = selected_groups(ws, db, d, extra)
+        offer(st, rules, p, ws, kind, c, value, target, ws[WS_USED1 + d], ng)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, need_loose):
     """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
@@ -310,25 +325,58 @@ def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, nee
 
     Two stages: the groups holding a pile card (bucket part [mid, hi)), kept only if with `taken` they use
     each opponent pile's top cards exactly (K8), then any loose-only groups ([lo, mid)). A selection of pile
-    groups alone (or `extra` alone) is offered only if it holds a loose card where `need_loose` says so."""
-    loose = st[S_LOOSE]
+    groups alone (or `extra` alone) is offered only if it holds a loose card where `need_loose` says so.
+
+    With one usable opponent pile (every 1v1 format) each pile-card group holds exactly one of its cards, and
+    the pile groups are chosen depth by depth: the next group holds the topmost pile card not yet used, so
+    every partial selection is a K8 prefix (or becomes one) and none is made only to fail `pile_ok`. With
+    more piles, every disjoint selection of the part is made and tested."""
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
+    if ws[C_NOPP] == 1 and mid < hi:
+        depth = popcount(ws[C_PMASK])
+        ws[WS_USED3] = taken
+        db = 0
+        i = mid
+        fresh = True
+        while True:
+            u = ws[WS_USED3 + db]
+            if fresh:
+                fresh = False
+                if pile_ok(u, ws):
+                    offer_with_loose(st, rules, p, ws, kind, c, value, target, u, db, extra, need_loose, lo, mid)
+            # the topmost usable pile card not yet used; the next group must hold it
+            d = 0
+            while d < depth and ws[C_PREFIX + d + 1] & ~u == 0:
+                d += 1
+            card = ws[C_PREFIX + d + 1] & ~u if d < depth else 0
+            pushed = False
+            if card:
+                while i < hi:
+                    g = ws[WS_SUB + i] & CARD_BITS
+                    i += 1
+                    if g & card and g & u == 0:
+                        ws[WS_SEL3 + db] = i - 1
+                        ws[WS_USED3 + db + 1] = u | g
+                        db += 1
+                        i = mid
+                        fresh = True
+                        pushed = True
+                        break
+            if pushed:
+                continue
+            if db == 0:
+                break
+            db -= 1
+            i = ws[WS_SEL3 + db] + 1
+        return
     combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
     db = 0
     while True:
         ub = ws[WS_USED3 + db]
         if pile_ok(ub, ws):
-            if (db > 0 or extra) and (not need_loose or ub & loose):
-                offer(st, rules, p, ws, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
-            combo_start(ws, ub, lo, WS_USED1, C_CTL)
-            while True:
-                d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
-                if d < 0:
-                    break
-                ng = selected_groups(ws, db, d, extra)
-                offer(st, rules, p, ws, kind, c, value, target, ws[WS_USED1 + d], ng)
+            offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, need_loose, lo, mid)
         db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
         if db < 0:
             break
