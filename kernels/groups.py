@@ -11,7 +11,8 @@ Every family's move rules sit on these three things:
 - **disjoint selections** (`combo_start`/`combo_next`): every set of pairwise-disjoint subsets of a bucket
   range, each set once, enumerated with an explicit stack. A move's selection is made in two stages, its
   groups holding pile cards first, then its loose-only groups: a pile-card choice that breaks K8's prefix
-  rule is dropped before any loose-only groups are combined with it.
+  rule is dropped before any loose-only groups are combined with it. With one usable opponent pile the
+  pile-card groups are chosen depth by depth (`prefix_start`/`prefix_next`), so only K8 prefixes are made.
 
 Subsets are packed group words (layout: card mask, sum, source flags). All scratch is in the thread's flat
 workspace `ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
@@ -63,6 +64,58 @@ def combo_next(ws, cm, lo, hi, sel, used, ctl):
             return -1
         d -= 1
         i = ws[sel + d] + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def prefix_start(ws, taken, used, ctl):
+    """Start a `prefix_next` enumeration with the cards `taken` already used."""
+    ws[used] = taken
+    ws[ctl] = 0
+    ws[ctl + 1] = -1                # -1: the current selection is not yet tested
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def prefix_next(ws, lo, hi, sel, used, ctl):
+    """Next selection of pile-card groups among ws[WS_SUB+lo : WS_SUB+hi] that, with the taken cards, uses
+    exactly the top cards of the one usable opponent pile (K8); -1 when there is none left.
+
+    With one pile each of these groups holds exactly one of its cards, so the groups are chosen depth by
+    depth: the next group must hold the topmost pile card not yet used. Every valid selection, its groups
+    ordered by the depth of their pile card, is reached exactly once (the empty one first), and none is made
+    only to fail the prefix test. Stack as `combo_next`: ws[sel : sel+d] chosen indices, ws[used+d] cards."""
+    d = ws[ctl]
+    i = ws[ctl + 1]
+    depth = popcount(ws[C_PMASK])
+    while True:
+        u = ws[used + d]
+        if i < 0:                       # a new selection: yield it if it is a prefix, then extend it
+            i = lo
+            if pile_ok(u, ws):
+                ws[ctl] = d
+                ws[ctl + 1] = i
+                return d
+        k = 0                           # the topmost pile card not yet used; the next group must hold it
+        while k < depth and ws[C_PREFIX + k + 1] & ~u == 0:
+            k += 1
+        card = ws[C_PREFIX + k + 1] & ~u if k < depth else 0
+        pushed = False
+        if card:
+            while i < hi:
+                g = ws[WS_SUB + i] & CARD_BITS
+                i += 1
+                if g & card and g & u == 0:
+                    ws[sel + d] = i - 1
+                    ws[used + d + 1] = u | g
+                    d += 1
+                    i = -1
+                    pushed = True
+                    break
+        if not pushed:
+            if d == 0:
+                ws[ctl + 1] = hi
+                return -1
+            d -= 1
+            i = ws[sel + d] + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

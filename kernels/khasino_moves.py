@@ -11,7 +11,7 @@ import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
-from .groups import combo_start, combo_next, pile_ok, prepare_items
+from .groups import combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL, S_LAST_CAP,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
@@ -19,7 +19,7 @@ from .layout import (
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
-    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_HV, C_OWNED, C_NOWNED, C_TABLE_POINTS, C_CTL,
+    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
     C_OWNMASK, C_FVALS,
     WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
@@ -59,7 +59,6 @@ def prepare_position(st, rules, p, ws):
         ws[C_HV + cv] += 1
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
-    nowned = 0
     ownmask = 0
     fvals = 0
     changeable = 0
@@ -75,8 +74,6 @@ def prepare_position(st, rules, p, ws):
         if o >= 0:
             built |= 1 << v
             if o == p:
-                ws[C_OWNED + nowned] = v
-                nowned += 1
                 ownmask |= 1 << v
             elif st[S_BNG + v] == 1:
                 changeable |= 1 << v
@@ -90,7 +87,6 @@ def prepare_position(st, rules, p, ws):
         if features:
             ws[C_BPTS + v] = mask_points(bm, rules)
             tp += ws[C_BPTS + v]
-    ws[C_NOWNED] = nowned
     ws[C_OWNMASK] = ownmask
     ws[C_FVALS] = fvals
     ws[C_CHANGEABLE] = changeable
@@ -101,8 +97,11 @@ def prepare_position(st, rules, p, ws):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def keeps_commitments(ws, cv, exempt):
     """P1: after playing a card of value cv, the mover still holds a card of each owned build's value."""
-    for k in range(ws[C_NOWNED]):
-        w = ws[C_OWNED + k]
+    m = ws[C_OWNMASK]
+    while m:
+        b = m & -m
+        m ^= b
+        w = lowbit_index(b)
         if w != exempt and ws[C_HV + w] - (1 if cv == w else 0) < 1:
             return False
     return True
@@ -126,7 +125,8 @@ def pile_hash_group(seat, pos, g):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def offer(st, rules, p, ws, kind, c, value, target, used, ng):
-    """Offer one main action (groups at WS_GBUF[:ng]) to the sink, then its K9 follow-up variants."""
+    """Offer one main action (a capture, build, load or change; groups at WS_GBUF[:ng]) to the sink, then its
+    K9 follow-up variants. Trails have their own `offer_trail`."""
     loose = st[S_LOOSE]
     cbit = 1 << c
     lused = used & loose
@@ -145,8 +145,6 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
             cards = popcount(taken)
             spades = popcount(taken & SPADES)
             tp -= mask_points(lused, rules)
-        elif kind == KIND_TRAIL:
-            tp += mask_points(cbit, rules)
         else:
             tp += mask_points(cbit | pile_cards, rules)
         if not prefilter(ws, points, cards, spades, tp):
@@ -185,8 +183,6 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
             if lc >= 0:
                 key ^= z_last(lc)
             key ^= z_last(p)
-    elif kind == KIND_TRAIL:
-        key ^= z_loose(c)
     elif kind == KIND_BUILD:
         key ^= z_build(value, p)
         for i in range(ng):
@@ -200,8 +196,10 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
         key ^= np.uint64(ws[C_BHASH + target])
         key ^= z_build(value, p) ^ z_group(value, 0, g0 | ws[WS_GBUF])
     consider(ws, key, kind, c, value, target, used, ng, 0, pile_used)
-    if rules[R_FOLLOW] and kind != KIND_TRAIL and st[S_LOOSE] & ~used:
-        # the builds the mover owns after the main action, less the one it makes or loads (offer_followups)
+    if rules[R_FOLLOW] and st[S_LOOSE] & ~used:
+        # K9/P5: the builds the mover owns after the main action can take follow-up groups: a captured build
+        # is gone, a changed one is his; the build a build or load move itself makes or loads is left out, as
+        # a loose-only group added to it is already one of that move's own extra groups (the same position, P7)
         own = ws[C_OWNMASK]
         if kind == KIND_CHANGE:
             own = (own & ~(1 << target)) | (1 << value)
@@ -209,8 +207,9 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
             own &= ~(1 << target)
         else:
             own &= ~(1 << value)
-        if own & ws[C_FVALS]:
-            offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key, pile_used)
+        own &= ws[C_FVALS]         # values some loose-only subset sums to
+        if own:
+            offer_followups(st, ws, kind, value, used, own, key, c, target, ng, pile_used)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -223,28 +222,16 @@ def offer_trail(st, rules, p, ws, c):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_followups(st, rules, p, ws, kind, c, value, target, used, ng, key0, pile_used):
-    """K9/P5: every non-empty set of disjoint loose-only groups added to builds the mover owns after the
-    main action. The build a build or load move itself makes or loads is left out: a loose-only group added
-    to it is already one of that move's own extra groups, giving the same position (P7)."""
+def offer_followups(st, ws, kind, value, used, own, key0, c, target, ng, pile_used):
+    """K9/P5: every non-empty set of disjoint loose-only groups (none of the cards `used`) added to the builds
+    of the values in `own` (those the mover may add to after the main action, `offer`)."""
     free = st[S_LOOSE] & ~used
-    if free == 0 or (ws[C_NOWNED] == 0 and kind != KIND_CHANGE):
-        return            # only a change gives the mover a build he did not own before (a new build is skipped)
     nf = 0
-    maxv = rules[R_MAX_BUILD_VALUE]
-    for w in range(1, maxv + 1):
-        owned = st[S_BOWNER + w] == p
-        if kind == KIND_CAPTURE and w == target:
-            owned = False
-        if kind == KIND_CHANGE:
-            if w == target:
-                owned = False
-            if w == value:
-                owned = True
-        if (kind == KIND_BUILD or kind == KIND_LOAD) and w == value:
-            owned = False
-        if not owned:
-            continue
+    m = own
+    while m:                        # ascending values
+        b = m & -m
+        m ^= b
+        w = lowbit_index(b)
         for k in range(ws[C_BSTART + w], ws[C_BMID + w]):
             x = ws[WS_SUB + k]
             if x & CARD_BITS & ~free == 0:
@@ -327,50 +314,20 @@ def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, nee
     each opponent pile's top cards exactly (K8), then any loose-only groups ([lo, mid)). A selection of pile
     groups alone (or `extra` alone) is offered only if it holds a loose card where `need_loose` says so.
 
-    With one usable opponent pile (every 1v1 format) each pile-card group holds exactly one of its cards, and
-    the pile groups are chosen depth by depth: the next group holds the topmost pile card not yet used, so
-    every partial selection is a K8 prefix (or becomes one) and none is made only to fail `pile_ok`. With
-    more piles, every disjoint selection of the part is made and tested."""
+    With one usable opponent pile (every 1v1 format) the pile groups are chosen depth by depth
+    (`prefix_next`), so none is made only to fail K8; with more piles every disjoint selection of the part is
+    made and tested (`combo_next`, `pile_ok`)."""
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
-    if ws[C_NOPP] == 1 and mid < hi:
-        depth = popcount(ws[C_PMASK])
-        ws[WS_USED3] = taken
-        db = 0
-        i = mid
-        fresh = True
+    if ws[C_NOPP] == 1:
+        prefix_start(ws, taken, WS_USED3, C_CTL + 4)
         while True:
-            u = ws[WS_USED3 + db]
-            if fresh:
-                fresh = False
-                if pile_ok(u, ws):
-                    offer_with_loose(st, rules, p, ws, kind, c, value, target, u, db, extra, need_loose, lo, mid)
-            # the topmost usable pile card not yet used; the next group must hold it
-            d = 0
-            while d < depth and ws[C_PREFIX + d + 1] & ~u == 0:
-                d += 1
-            card = ws[C_PREFIX + d + 1] & ~u if d < depth else 0
-            pushed = False
-            if card:
-                while i < hi:
-                    g = ws[WS_SUB + i] & CARD_BITS
-                    i += 1
-                    if g & card and g & u == 0:
-                        ws[WS_SEL3 + db] = i - 1
-                        ws[WS_USED3 + db + 1] = u | g
-                        db += 1
-                        i = mid
-                        fresh = True
-                        pushed = True
-                        break
-            if pushed:
-                continue
-            if db == 0:
-                break
-            db -= 1
-            i = ws[WS_SEL3 + db] + 1
-        return
+            db = prefix_next(ws, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
+            if db < 0:
+                return
+            offer_with_loose(st, rules, p, ws, kind, c, value, target, ws[WS_USED3 + db], db, extra, need_loose,
+                             lo, mid)
     combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
     db = 0
     while True:
@@ -453,7 +410,7 @@ def gen_hand(st, rules, p, ws, captures, others):
     hand = st[S_HANDS + 2 * p]
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
-    nowned = ws[C_NOWNED]
+    nowned = popcount(ws[C_OWNMASK])
     can_build = rules[R_MAX_BUILDS] == 0 or nowned < rules[R_MAX_BUILDS]
     ne = ws[C_SUMS]
     bl = ws[C_SUMS_LOOSE]
