@@ -30,3 +30,33 @@ def _drop_stale_cache():
 
 
 _drop_stale_cache()
+
+
+def _compile_without_wraparound():
+    """Numba gives every signed array index Python's negative wraparound (i < 0 reads a[n + i]): a compare
+    and a select on each of the thousands of accesses a position makes. No kernel indexes with a negative
+    value (every index is a layout offset plus counts), so while Numba lowers a function of this package the
+    index is used as it is. Functions of any other package keep Numba's behaviour: the hook acts only on
+    functions whose mangled name holds this package's name (docs/ENGINE.md, "Speed")."""
+    try:
+        from numba.core import types
+        import numba.np.arrayobj as arrayobj
+    except ImportError:             # pragma: no cover - another Numba layout: keep its behaviour
+        return
+    original = arrayobj.fix_integer_index
+    prefixes = getattr(original, "khasino_prefixes", None)
+    prefix = "".join(f"{len(part)}{part}" for part in __name__.split("."))
+    if prefixes is not None:        # hooked already (another copy of this package in the process)
+        prefixes.add(prefix)
+        return
+
+    def fix_integer_index(context, builder, idxty, idx, size):
+        if idxty.signed and any(p in builder.function.name for p in fix_integer_index.khasino_prefixes):
+            return context.cast(builder, idx, idxty, types.intp)
+        return original(context, builder, idxty, idx, size)
+
+    fix_integer_index.khasino_prefixes = {prefix}
+    arrayobj.fix_integer_index = fix_integer_index
+
+
+_compile_without_wraparound()

@@ -21,7 +21,7 @@ from numba import njit
 
 from .bits import lowbit_index, popcount, card_value
 from .layout import (
-    S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
+    S_LOOSE, S_HANDS, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
@@ -137,28 +137,49 @@ def prepare_items(st, rules, p, ws):
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
 
-    # Opponent pile items (K8): only an opponent's pile, only its top k cards, each in a different group.
-    # All groups of a move have one value V, and a group holding a pile card either is that card alone (so
-    # its value is V) or also holds a loose card or the played card. So the top k cards are usable only if
-    # k <= n_loose + 1 + (how many of them have one same value): the depth below never cuts a legal move.
+    # Opponent pile items (K8): only an opponent's pile, only its top k cards, each in a different group of
+    # the move's one value V, a value the mover holds (the played card's, or a build's he keeps a card for).
+    # A pile card of value V may be a group alone; one of another value needs a partner of its own in its
+    # group: a loose card, the played card or another opponent's pile card. So the top k cards are usable
+    # only if, for some held V, none of them is above V and at most `partners` are not V; the depth below
+    # is the largest such k, and so never cuts a legal move (docs/ENGINE.md, "Scratch bounds").
     nloose = popcount(loose)
     nopp = 0
     items = loose
     if rules[R_PILES]:
+        held = 0
+        m = st[S_HANDS + 2 * p]
+        while m:
+            b = m & -m
+            m ^= b
+            held |= 1 << card_value(lowbit_index(b))
+        held &= (2 << maxv) - 2
+        partners = nloose + 1
+        if nseats > 2:
+            for s in range(nseats):
+                if s != p:
+                    partners += st[S_PLEN + s]
         for s in range(nseats):
             if s == p:
                 continue
             plen = st[S_PLEN + s]
             depth = 0
-            same = 0
+            alive = held                  # values V the top depth cards can all go to
             counts = 0                    # 4 bits per value: cards of that value among the top depth+1
             while depth < plen:
-                cv_top = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
-                if cv_top <= maxv:
-                    counts += 1 << (4 * cv_top)
-                    same = max(same, (counts >> (4 * cv_top)) & 15)
-                if depth + 1 > nloose + 1 + same:
-                    break             # and every deeper k fails too: k - same(k) never decreases
+                w = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
+                alive &= ~((1 << w) - 1)
+                if alive == 0:
+                    break
+                counts += 1 << (4 * w)
+                a = alive
+                while a:
+                    b = a & -a
+                    a ^= b
+                    if depth + 1 - ((counts >> (4 * lowbit_index(b))) & 15) > partners:
+                        alive ^= b
+                if alive == 0:
+                    break
                 depth += 1
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen

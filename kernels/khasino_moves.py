@@ -296,6 +296,8 @@ def offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, ne
     it is a move, then with every non-empty set of disjoint loose-only groups of bucket part [lo, mid)."""
     if (db > 0 or extra) and (not need_loose or ub & st[S_LOOSE]):
         offer(st, rules, p, ws, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
+    if mid == lo:
+        return
     combo_start(ws, ub, lo, WS_USED1, C_CTL)
     while True:
         d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
@@ -320,6 +322,10 @@ def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, nee
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
+    if hi == mid:                   # no pile-card groups: the empty pile selection is the only one
+        if pile_ok(taken, ws):
+            offer_with_loose(st, rules, p, ws, kind, c, value, target, taken, 0, extra, need_loose, lo, mid)
+        return
     if ws[C_NOPP] == 1:
         prefix_start(ws, taken, WS_USED3, C_CTL + 4)
         while True:

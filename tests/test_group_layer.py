@@ -102,3 +102,34 @@ def test_prefix_selections_match_brute_force():
                 assert set(got) == set(want), f"sum {s}, taken {taken:#x}: {state}"
                 checked += 1
     assert checked > 10000 and skipped < checked // 3     # 14,367 checked, 3,089 skipped with this seed
+
+
+def _pile_cards_used(before, after, seat):
+    """Cards a move took from seat's pile: how much shorter the pile is after it."""
+    return len(before["piles"][seat]) - len(after["piles"][seat])
+
+
+def test_usable_pile_depth_never_cuts_a_legal_move():
+    """`prepare_items` makes items of only the top cards some move could use (docs/ENGINE.md, "Usable pile
+    depth"). On positions with deep opponent piles of low cards, no move of the reference engine (written
+    from K8 alone) takes more pile cards than that depth, and the core lists the same moves."""
+    from khasino_sim import engine, reference as ref
+
+    rng = random.Random(20261201)
+    positions = deep = 0
+    for _ in range(400):
+        fmt = rng.choice(("khasino", "durban"))
+        state = P.random_position(rng, fmt, rng.choice(("pile", "mixed", "realistic")))
+        if len(state["hands"][state["to_move"]]) > 6 or len(state["table"]["loose"]) > 6:
+            continue          # keep the reference quick
+        p = state["to_move"]
+        q = 1 - p
+        depth = engine.scratch_high_water(state)["pile_depth"]
+        moves = ref.legal_moves(state)
+        used = max([_pile_cards_used(state, m.after, q) for m in moves] + [0])
+        assert used <= depth, f"a legal move takes {used} pile cards, the core allows {depth}: {state}"
+        assert {m.key for m in engine.legal_moves(state)} == {m.key for m in moves}
+        positions += 1
+        deep += used >= 2
+    # this seed: 225 positions, 82 with a move taking 2 to 7 pile cards; in 9 the depth is exactly the deepest use
+    assert positions >= 200 and deep >= 50
