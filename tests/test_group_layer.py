@@ -133,3 +133,20 @@ def test_usable_pile_depth_never_cuts_a_legal_move():
         deep += used >= 2
     # this seed: 225 positions, 82 with a move taking 2 to 7 pile cards; in 9 the depth is exactly the deepest use
     assert positions >= 200 and deep >= 50
+
+
+def test_wraparound_hook_keeps_other_packages_behaviour():
+    """kernels/__init__.py compiles this package's functions without negative-index wraparound (docs/ENGINE.md,
+    "No index wraparound"); a function of any other module, compiled in the same process, keeps Numba's."""
+    import numba.np.arrayobj as arrayobj
+    import khasino_sim.kernels as kernels
+
+    assert "11khasino_sim7kernels" in arrayobj.fix_integer_index.khasino_prefixes
+    assert kernels.__name__ == "khasino_sim.kernels"
+
+    @njit
+    def last(a, i):
+        return a[i]
+
+    a = np.arange(5, dtype=np.int64)
+    assert last(a, -1) == 4 and last(a, -5) == 0 and last(a, 2) == 2
