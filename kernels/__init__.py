@@ -37,7 +37,7 @@ def _compile_without_wraparound():
     and a select on each of the thousands of accesses a position makes. No kernel indexes with a negative
     value (every index is a layout offset plus counts), so while Numba lowers a function of this package the
     index is used as it is. Functions of any other package keep Numba's behaviour: the hook acts only on
-    functions whose mangled name holds this package's name (docs/ENGINE.md, "Speed")."""
+    functions whose mangled name holds this package's name (docs/ENGINE.md, "No index wraparound")."""
     try:
         from numba.core import types
         import numba.np.arrayobj as arrayobj

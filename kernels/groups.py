@@ -21,7 +21,7 @@ from numba import njit
 
 from .bits import lowbit_index, popcount, card_value
 from .layout import (
-    S_LOOSE, S_HANDS, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
+    S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
@@ -131,8 +131,9 @@ def pile_ok(used, ws):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def prepare_items(st, rules, p, ws):
-    """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum."""
+def prepare_items(st, rules, p, ws, held):
+    """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum.
+    `held`: bit v set for each value v <= the highest group value of which the mover holds a card."""
     nseats = rules[R_SEATS]
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
@@ -142,18 +143,11 @@ def prepare_items(st, rules, p, ws):
     # A pile card of value V may be a group alone; one of another value needs a partner of its own in its
     # group: a loose card, the played card or another opponent's pile card. So the top k cards are usable
     # only if, for some held V, none of them is above V and at most `partners` are not V; the depth below
-    # is the largest such k, and so never cuts a legal move (docs/ENGINE.md, "Scratch bounds").
+    # is the largest such k, and so never cuts a legal move (docs/ENGINE.md, "Usable pile depth").
     nloose = popcount(loose)
     nopp = 0
     items = loose
     if rules[R_PILES]:
-        held = 0
-        m = st[S_HANDS + 2 * p]
-        while m:
-            b = m & -m
-            m ^= b
-            held |= 1 << card_value(lowbit_index(b))
-        held &= (2 << maxv) - 2
         partners = nloose + 1
         if nseats > 2:
             for s in range(nseats):

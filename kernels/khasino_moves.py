@@ -45,7 +45,6 @@ def mask_points(m, rules):
 def prepare_position(st, rules, p, ws):
     """Per-position tables: items and subset buckets, hand value counts, owned and changeable builds, each
     build's cards, hash terms and points, and the points on the table."""
-    prepare_items(st, rules, p, ws)
     hand = st[S_HANDS + 2 * p]
     maxv = rules[R_MAX_BUILD_VALUE]
     for v in range(MAX_VALUE + 1):   # face cards (values above maxv) are counted too
@@ -59,6 +58,7 @@ def prepare_position(st, rules, p, ws):
         ws[C_HV + cv] += 1
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
+    prepare_items(st, rules, p, ws, ws[C_HVMASK])
     ownmask = 0
     fvals = 0
     changeable = 0
