@@ -17,6 +17,7 @@ Every family's move rules sit on these three things:
 Subsets are packed group words (layout: card mask, sum, source flags). All scratch is in the thread's flat
 workspace `ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
 """
+import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount, card_value
@@ -24,9 +25,10 @@ from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_PHASH, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
     WS_RAW, WS_SUB,
 )
+from .rng import z_pile
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -178,10 +180,15 @@ def prepare_items(st, rules, p, ws, held):
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0
+            ph = np.uint64(0)
             ws[C_PREFIX + nopp * PREFIX_STRIDE] = 0
+            ws[C_PHASH + nopp * PREFIX_STRIDE] = 0
             for d in range(depth):
-                pm |= 1 << st[S_PILE + s * MAX_PILE + plen - 1 - d]
+                card = st[S_PILE + s * MAX_PILE + plen - 1 - d]
+                pm |= 1 << card
+                ph ^= z_pile(s, plen - 1 - d, card)
                 ws[C_PREFIX + nopp * PREFIX_STRIDE + d + 1] = pm
+                ws[C_PHASH + nopp * PREFIX_STRIDE + d + 1] = np.int64(ph)
             ws[C_PMASK + nopp] = pm
             items |= pm
             nopp += 1

@@ -13,15 +13,16 @@ from numba import njit
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
 from .groups import combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items
 from .layout import (
-    S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL, S_LAST_CAP,
-    MAX_GROUPS, MAX_PILE, MAX_VALUE,
+    S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_DEAL, S_LAST_CAP,
+    MAX_GROUPS, MAX_VALUE,
     R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW,
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
-    C_NOPP, C_OPP, C_PMASK, C_PLEN, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
+    C_NOPP, C_PMASK, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
-    C_OWNMASK, C_FVALS,
+    C_OWNMASK, C_FVALS, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PHASH, C_PTMASK,
+    C_CARDPTS, PREFIX_STRIDE,
     WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
@@ -31,12 +32,13 @@ SPADES = np.int64(SPADES_MASK)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def mask_points(m, rules):
+def mask_points(m, ws):
+    """Points of the cards in m (the ruleset's card points, copied to the workspace by prepare_position)."""
     total = 0
-    m &= rules[R_POINT_MASK]
+    m &= ws[C_PTMASK]
     while m:
         b = m & -m
-        total += rules[R_CARD_POINTS + lowbit_index(b)]
+        total += ws[C_CARDPTS + lowbit_index(b)]
         m ^= b
     return total
 
@@ -59,33 +61,46 @@ def prepare_position(st, rules, p, ws):
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
     prepare_items(st, rules, p, ws, ws[C_HVMASK])
+    ws[C_LOOSE] = st[S_LOOSE]
+    ws[C_MYPLEN] = st[S_PLEN + p]
+    ws[C_LASTCAP] = st[S_LAST_CAP]
+    ws[C_MAXV] = maxv
+    ws[C_FOLLOW] = rules[R_FOLLOW]
     ownmask = 0
     fvals = 0
     changeable = 0
     built = 0
     features = ws[C_SINK] != SINK_RANDOM          # the random bot reads no features
-    tp = mask_points(st[S_LOOSE], rules) if features else 0
+    if features:
+        ws[C_PTMASK] = rules[R_POINT_MASK]
+        for i in range(52):
+            ws[C_CARDPTS + i] = rules[R_CARD_POINTS + i]
+    tp = mask_points(st[S_LOOSE], ws) if features else 0
     for v in range(1, maxv + 1):
         if ws[C_BMID + v] > ws[C_BSTART + v]:
             fvals |= 1 << v
         o = st[S_BOWNER + v]
         bm = 0
         bh = np.uint64(0)
+        ng = 0
         if o >= 0:
             built |= 1 << v
+            ng = st[S_BNG + v]
             if o == p:
                 ownmask |= 1 << v
-            elif st[S_BNG + v] == 1:
+            elif ng == 1:
                 changeable |= 1 << v
             bh = z_build(v, o)
-            for i in range(st[S_BNG + v]):
+            for i in range(ng):
                 g = st[S_BGROUPS + v * MAX_GROUPS + i]
+                ws[C_BGRP + v * MAX_GROUPS + i] = g
                 bm |= g
                 bh ^= z_group(v, i, g)
+        ws[C_BNGV + v] = ng
         ws[C_BMASK + v] = bm
         ws[C_BHASH + v] = np.int64(bh)
         if features:
-            ws[C_BPTS + v] = mask_points(bm, rules)
+            ws[C_BPTS + v] = mask_points(bm, ws)
             tp += ws[C_BPTS + v]
     ws[C_OWNMASK] = ownmask
     ws[C_FVALS] = fvals
@@ -124,10 +139,11 @@ def pile_hash_group(seat, pos, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer(st, rules, p, ws, kind, c, value, target, used, ng):
+def offer(ws, p, kind, c, value, target, used, ng):
     """Offer one main action (a capture, build, load or change; groups at WS_GBUF[:ng]) to the sink, then its
-    K9 follow-up variants. Trails have their own `offer_trail`."""
-    loose = st[S_LOOSE]
+    K9 follow-up variants. Trails have their own `offer_trail`. Reads the position from the workspace copies
+    prepare_position made."""
+    loose = ws[C_LOOSE]
     cbit = 1 << c
     lused = used & loose
     pile_cards = used & ~loose
@@ -141,12 +157,12 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
             if target > 0:
                 taken |= ws[C_BMASK + target]
                 tp -= ws[C_BPTS + target]
-            points = mask_points(taken, rules)
+            points = mask_points(taken, ws)
             cards = popcount(taken)
             spades = popcount(taken & SPADES)
-            tp -= mask_points(lused, rules)
+            tp -= mask_points(lused, ws)
         else:
-            tp += mask_points(cbit | pile_cards, rules)
+            tp += mask_points(cbit | pile_cards, ws)
         if not prefilter(ws, points, cards, spades, tp):
             return
 
@@ -158,27 +174,22 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
         key ^= z_loose(lowbit_index(b))
     pile_used = 0
     if pile_cards:
-        for j in range(ws[C_NOPP]):
+        for j in range(ws[C_NOPP]):     # the top k cards of each pile: their terms are tabulated (K8)
             k = popcount(used & ws[C_PMASK + j])
-            if k:
-                s = ws[C_OPP + j]
-                plen = ws[C_PLEN + j]
-                for d in range(k):
-                    pos = plen - 1 - d
-                    key ^= z_pile(s, pos, st[S_PILE + s * MAX_PILE + pos])
-                pile_used += k
+            key ^= np.uint64(ws[C_PHASH + j * PREFIX_STRIDE + k])
+            pile_used += k
     if kind == KIND_CAPTURE:
-        pos = st[S_PLEN + p]
+        pos = ws[C_MYPLEN]
         if target > 0:
             key ^= np.uint64(ws[C_BHASH + target])
-            for i in range(st[S_BNG + target]):
-                h, pos = pile_hash_group(p, pos, st[S_BGROUPS + target * MAX_GROUPS + i])
+            for i in range(ws[C_BNGV + target]):
+                h, pos = pile_hash_group(p, pos, ws[C_BGRP + target * MAX_GROUPS + i])
                 key ^= h
         for i in range(ng):
             h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
             key ^= h
         key ^= z_pile(p, pos, c)
-        lc = st[S_LAST_CAP]
+        lc = ws[C_LASTCAP]
         if lc != p:
             if lc >= 0:
                 key ^= z_last(lc)
@@ -188,15 +199,15 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
         for i in range(ng):
             key ^= z_group(value, i, ws[WS_GBUF + i])
     elif kind == KIND_LOAD:
-        base = st[S_BNG + value]
+        base = ws[C_BNGV + value]
         for i in range(ng):
             key ^= z_group(value, base + i, ws[WS_GBUF + i])
     else:  # change: target = old value, value = new value, group 0 = the added cards
-        g0 = st[S_BGROUPS + target * MAX_GROUPS]
+        g0 = ws[C_BGRP + target * MAX_GROUPS]
         key ^= np.uint64(ws[C_BHASH + target])
         key ^= z_build(value, p) ^ z_group(value, 0, g0 | ws[WS_GBUF])
     consider(ws, key, kind, c, value, target, used, ng, 0, pile_used)
-    if rules[R_FOLLOW] and st[S_LOOSE] & ~used:
+    if ws[C_FOLLOW] and loose & ~used:
         # K9/P5: the builds the mover owns after the main action can take follow-up groups: a captured build
         # is gone, a changed one is his; the build a build or load move itself makes or loads is left out, as
         # a loose-only group added to it is already one of that move's own extra groups (the same position, P7)
@@ -209,23 +220,23 @@ def offer(st, rules, p, ws, kind, c, value, target, used, ng):
             own &= ~(1 << value)
         own &= ws[C_FVALS]         # values some loose-only subset sums to
         if own:
-            offer_followups(st, ws, kind, value, used, own, key, c, target, ng, pile_used)
+            offer_followups(ws, kind, value, used, own, key, c, target, ng, pile_used)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def offer_trail(st, rules, p, ws, c):
+def offer_trail(ws, p, c):
     """K11: offer the trail of card c (what `offer` does for a trail, without its general cases)."""
     if ws[C_SINK] != SINK_RANDOM:
-        if not prefilter(ws, 0, 0, 0, ws[C_TABLE_POINTS] + mask_points(1 << c, rules)):
+        if not prefilter(ws, 0, 0, 0, ws[C_TABLE_POINTS] + mask_points(1 << c, ws)):
             return
     consider(ws, z_hand(p, c) ^ z_loose(c), KIND_TRAIL, c, card_value(c), 0, 0, 0, 0, 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_followups(st, ws, kind, value, used, own, key0, c, target, ng, pile_used):
+def offer_followups(ws, kind, value, used, own, key0, c, target, ng, pile_used):
     """K9/P5: every non-empty set of disjoint loose-only groups (none of the cards `used`) added to the builds
     of the values in `own` (those the mover may add to after the main action, `offer`)."""
-    free = st[S_LOOSE] & ~used
+    free = ws[C_LOOSE] & ~used
     nf = 0
     m = own
     while m:                        # ascending values
@@ -253,7 +264,7 @@ def offer_followups(st, ws, kind, value, used, own, key0, c, target, ng, pile_us
             g = x & CARD_BITS
             w = (x >> VALUE_SHIFT) & 15
             if w != prev_w:
-                pos = 1 if (kind == KIND_CHANGE and w == value) else st[S_BNG + w]
+                pos = 1 if (kind == KIND_CHANGE and w == value) else ws[C_BNGV + w]
                 prev_w = w
             key ^= z_group(w, pos, g)
             pos += 1
@@ -291,11 +302,11 @@ def selected_groups(ws, db, d, extra):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, need_loose, lo, mid):
+def offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, need_loose, lo, mid):
     """Offer the selection of db pile-card groups (stack 3, cards used with the taken ones: ub) alone, where
     it is a move, then with every non-empty set of disjoint loose-only groups of bucket part [lo, mid)."""
-    if (db > 0 or extra) and (not need_loose or ub & st[S_LOOSE]):
-        offer(st, rules, p, ws, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
+    if (db > 0 or extra) and (not need_loose or ub & ws[C_LOOSE]):
+        offer(ws, p, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
     if mid == lo:
         return
     combo_start(ws, ub, lo, WS_USED1, C_CTL)
@@ -304,11 +315,11 @@ def offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, ne
         if d < 0:
             break
         ng = selected_groups(ws, db, d, extra)
-        offer(st, rules, p, ws, kind, c, value, target, ws[WS_USED1 + d], ng)
+        offer(ws, p, kind, c, value, target, ws[WS_USED1 + d], ng)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, need_loose):
+def offer_selections(ws, p, kind, c, value, target, taken, extra, need_loose):
     """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
     group `extra` when non-zero (the played card's group of a build or load), as moves of `kind`.
 
@@ -324,7 +335,7 @@ def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, nee
     hi = ws[C_BEND + value]
     if hi == mid:                   # no pile-card groups: the empty pile selection is the only one
         if pile_ok(taken, ws):
-            offer_with_loose(st, rules, p, ws, kind, c, value, target, taken, 0, extra, need_loose, lo, mid)
+            offer_with_loose(ws, p, kind, c, value, target, taken, 0, extra, need_loose, lo, mid)
         return
     if ws[C_NOPP] == 1:
         prefix_start(ws, taken, WS_USED3, C_CTL + 4)
@@ -332,40 +343,41 @@ def offer_selections(st, rules, p, ws, kind, c, value, target, taken, extra, nee
             db = prefix_next(ws, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
             if db < 0:
                 return
-            offer_with_loose(st, rules, p, ws, kind, c, value, target, ws[WS_USED3 + db], db, extra, need_loose,
+            offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, need_loose,
                              lo, mid)
     combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
     db = 0
     while True:
         ub = ws[WS_USED3 + db]
         if pile_ok(ub, ws):
-            offer_with_loose(st, rules, p, ws, kind, c, value, target, ub, db, extra, need_loose, lo, mid)
+            offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, need_loose, lo, mid)
         db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
         if db < 0:
             break
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def gen_captures(st, rules, p, ws, c):
+def gen_captures(ws, p, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
     v = card_value(c)
-    if v > rules[R_MAX_BUILD_VALUE]:
+    if v > ws[C_MAXV]:
         return
-    bo = st[S_BOWNER + v]
+    built = (ws[C_BUILT] >> v) & 1
+    owned = (ws[C_OWNMASK] >> v) & 1
     for bcap in range(2):
-        if bcap == 1 and bo < 0:
+        if bcap == 1 and not built:
             break
         target = v if bcap else 0
-        if not keeps_commitments(ws, v, v if (bcap and bo == p) else -1):
+        if not keeps_commitments(ws, v, v if (bcap and owned) else -1):
             continue
         if bcap:
-            offer(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0)
+            offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0)
         # table-grounded: without the build, pile cards alone are no capture
-        offer_selections(st, rules, p, ws, KIND_CAPTURE, c, v, target, 0, 0, bcap == 0)
+        offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, bcap == 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def gen_groups_onto(st, rules, p, ws, c, kind, value):
+def gen_groups_onto(ws, p, c, kind, value):
     """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
     need = value - card_value(c)
     if need == 0:
@@ -375,7 +387,7 @@ def gen_groups_onto(st, rules, p, ws, c, kind, value):
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         # K5: a new build holds a loose card; pile cards never start one alone
-        offer_selections(st, rules, p, ws, kind, c, value, value, smask, smask | (1 << c), kind == KIND_BUILD)
+        offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -395,7 +407,7 @@ def gen_changes(st, rules, p, ws, c):
             if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - (1 if nv == cv else 0) < 1:
                 continue
             ws[WS_GBUF] = 1 << c
-            offer(st, rules, p, ws, KIND_CHANGE, c, nv, w, 0, 1)
+            offer(ws, p, KIND_CHANGE, c, nv, w, 0, 1)
         else:
             for s in range(0, maxv - w - cv + 1):
                 nv = w + cv + s
@@ -406,7 +418,7 @@ def gen_changes(st, rules, p, ws, c):
                     if not pile_ok(smask, ws):
                         continue
                     ws[WS_GBUF] = smask | (1 << c)
-                    offer(st, rules, p, ws, KIND_CHANGE, c, nv, w, smask, 1)
+                    offer(ws, p, KIND_CHANGE, c, nv, w, smask, 1)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -428,7 +440,7 @@ def gen_hand(st, rules, p, ws, captures, others):
         c = lowbit_index(b)
         cv = card_value(c)
         if captures and cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
-            gen_captures(st, rules, p, ws, c)
+            gen_captures(ws, p, c)
         if not others:
             continue
         if not keeps_commitments(ws, cv, -1):
@@ -444,7 +456,7 @@ def gen_hand(st, rules, p, ws, captures, others):
         while todo:                 # ascending values, loads and builds as they come
             hb = todo & -todo
             todo ^= hb
-            gen_groups_onto(st, rules, p, ws, c, KIND_LOAD if hb & built else KIND_BUILD, lowbit_index(hb))
+            gen_groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, lowbit_index(hb))
         if can_build and cv < maxv and ws[C_CHANGEABLE] & ((2 << (maxv - cv)) - 1):
             gen_changes(st, rules, p, ws, c)
         # K11 trail
@@ -455,7 +467,7 @@ def gen_hand(st, rules, p, ws, captures, others):
                 continue
         if rules[R_TRAIL_OWN_FIRST] and st[S_DEAL] == 1 and nowned > 0:
             continue
-        offer_trail(st, rules, p, ws, c)
+        offer_trail(ws, p, c)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

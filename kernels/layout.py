@@ -162,7 +162,20 @@ C_BPTS = C_BHASH + MAX_VALUE + 1     # per build value: card points in it
 C_PITEMS = C_BPTS + MAX_VALUE + 1    # mask of every usable opponent pile card
 C_OWNMASK = C_PITEMS + 1             # bit v: the mover owns the build of value v
 C_FVALS = C_OWNMASK + 1              # bit v (v >= 1): some loose-only subset has sum v (a K9 follow-up group)
-CTX_SIZE = C_FVALS + 1
+# copies of the position and the ruleset the move rules read, so the functions below the hand loop take the
+# workspace alone (each array argument costs a compiled call seven words)
+C_LOOSE = C_FVALS + 1                # loose cards
+C_MYPLEN = C_LOOSE + 1               # the mover's pile length
+C_LASTCAP = C_MYPLEN + 1             # seat of the last capture, -1 none
+C_MAXV = C_LASTCAP + 1               # the highest build value
+C_FOLLOW = C_MAXV + 1                # K9 follow-ups on
+C_BNGV = C_FOLLOW + 1                # per build value: its number of groups (0: no build)
+C_BGRP = C_BNGV + MAX_VALUE + 1      # per build value: its groups, C_BGRP + v*MAX_GROUPS + i
+C_PHASH = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS   # C_PHASH + j*PREFIX_STRIDE + k: hash terms of opponent j's
+                                     # top k pile cards in place (uint64 bits)
+C_PTMASK = C_PHASH + MAX_SEATS * PREFIX_STRIDE    # cards worth points (greedy and listing sinks only)
+C_CARDPTS = C_PTMASK + 1             # points of card id c at C_CARDPTS + c (greedy and listing sinks only)
+CTX_SIZE = C_CARDPTS + 52
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_SUB = WS_RAW + MAX_SUBSETS        # the same, bucketed by sum, each bucket in descending mask order
