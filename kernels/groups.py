@@ -14,8 +14,10 @@ Every family's move rules sit on these three things:
   rule is dropped before any loose-only groups are combined with it. With one usable opponent pile the
   pile-card groups are chosen depth by depth (`prefix_start`/`prefix_next`), so only K8 prefixes are made.
 
-Subsets are packed group words (layout: card mask, sum, source flags). All scratch is in the thread's flat
-workspace `ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
+Subsets are packed group words (layout: card mask, sum, source flags), each with its hash terms (the xor of
+its cards' terms in place: `z_loose` for a loose card, `z_pile` at its pile position for a pile card), so a
+move's key takes one term per group instead of one per card. All scratch is in the thread's flat workspace
+`ws`; every size is a bound proven in docs/ENGINE.md ("Scratch bounds").
 """
 import numpy as np
 from numba import njit
@@ -25,10 +27,10 @@ from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_PHASH, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
-    WS_RAW, WS_SUB,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
+    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH,
 )
-from .rng import z_pile
+from .rng import z_pile, z_loose
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -180,15 +182,12 @@ def prepare_items(st, rules, p, ws, held):
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0
-            ph = np.uint64(0)
             ws[C_PREFIX + nopp * PREFIX_STRIDE] = 0
-            ws[C_PHASH + nopp * PREFIX_STRIDE] = 0
             for d in range(depth):
                 card = st[S_PILE + s * MAX_PILE + plen - 1 - d]
                 pm |= 1 << card
-                ph ^= z_pile(s, plen - 1 - d, card)
+                ws[C_ITEMH + card] = np.int64(z_pile(s, plen - 1 - d, card))
                 ws[C_PREFIX + nopp * PREFIX_STRIDE + d + 1] = pm
-                ws[C_PHASH + nopp * PREFIX_STRIDE + d + 1] = np.int64(ph)
             ws[C_PMASK + nopp] = pm
             items |= pm
             nopp += 1
@@ -206,13 +205,17 @@ def prepare_items(st, rules, p, ws, held):
     ws[C_BMID] = 1
     n = 1
     ws[WS_RAW] = 0
+    ws[WS_RAWH] = 0
     m = items
     while m:
         b = m & -m
         m ^= b
-        w = card_value(lowbit_index(b))
+        card = lowbit_index(b)
+        w = card_value(card)
         flag = FLAG_LOOSE
+        hb = z_loose(card)
         if b & loose == 0:
+            hb = np.uint64(ws[C_ITEMH + card])
             for j in range(nopp):
                 if b & ws[C_PMASK + j]:
                     flag = 2 << j
@@ -230,6 +233,7 @@ def prepare_items(st, rules, p, ws, held):
             # the card bit is new, the sums add without carry (<= maxv < 16), the flags are or-ed
             x = (x + (add & ((1 << FLAG_SHIFT) - 1))) | (add & ~((1 << FLAG_SHIFT) - 1))
             ws[WS_RAW + n] = x
+            ws[WS_RAWH + n] = np.int64(np.uint64(ws[WS_RAWH + e]) ^ hb)
             ws[C_BSTART + s + 1] += 1
             if x >> (FLAG_SHIFT + 1) == 0:
                 ws[C_BMID + s] += 1
@@ -253,3 +257,4 @@ def prepare_items(st, rules, p, ws, held):
         k = ws[cur]
         ws[cur] = k + 1
         ws[WS_SUB + k] = x
+        ws[WS_SUBH + k] = ws[WS_RAWH + e]

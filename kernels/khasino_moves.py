@@ -19,11 +19,11 @@ from .layout import (
     R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
-    C_NOPP, C_PMASK, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
+    C_NOPP, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
-    C_OWNMASK, C_FVALS, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PHASH, C_PTMASK,
-    C_CARDPTS, PREFIX_STRIDE,
-    WS_SUB, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
+    C_OWNMASK, C_FVALS, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
+    C_CARDPTS,
+    WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
 from .sink import prefilter, consider
@@ -139,10 +139,10 @@ def pile_hash_group(seat, pos, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer(ws, p, kind, c, value, target, used, ng):
-    """Offer one main action (a capture, build, load or change; groups at WS_GBUF[:ng]) to the sink, then its
-    K9 follow-up variants. Trails have their own `offer_trail`. Reads the position from the workspace copies
-    prepare_position made."""
+def offer(ws, p, kind, c, value, target, used, ng, uhash):
+    """Offer one main action (a capture, build, load or change; groups at WS_GBUF[:ng]; `uhash`: the hash
+    terms of the table cards it uses, `used`) to the sink, then its K9 follow-up variants. Trails have their
+    own `offer_trail`. Reads the position from the workspace copies prepare_position made."""
     loose = ws[C_LOOSE]
     cbit = 1 << c
     lused = used & loose
@@ -166,18 +166,8 @@ def offer(ws, p, kind, c, value, target, used, ng):
         if not prefilter(ws, points, cards, spades, tp):
             return
 
-    key = z_hand(p, c)
-    m = lused
-    while m:
-        b = m & -m
-        m ^= b
-        key ^= z_loose(lowbit_index(b))
-    pile_used = 0
-    if pile_cards:
-        for j in range(ws[C_NOPP]):     # the top k cards of each pile: their terms are tabulated (K8)
-            k = popcount(used & ws[C_PMASK + j])
-            key ^= np.uint64(ws[C_PHASH + j * PREFIX_STRIDE + k])
-            pile_used += k
+    key = z_hand(p, c) ^ np.uint64(uhash)    # the loose and pile cards leave their places
+    pile_used = popcount(pile_cards)
     if kind == KIND_CAPTURE:
         pos = ws[C_MYPLEN]
         if target > 0:
@@ -288,25 +278,32 @@ def insert_sorted(ws, ng, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def selected_groups(ws, db, d, extra):
+def selected_groups(ws, db, d, extra, xhash):
     """Put the selected groups (db pile-card groups on stack 3, d loose-only groups on stack 1, and `extra`
-    when non-zero) into WS_GBUF in canonical (descending mask) order; returns their number."""
+    when non-zero) into WS_GBUF in canonical (descending mask) order; returns their number and the hash terms
+    of their table cards (`xhash`: those of `extra`'s)."""
     ng = 0
+    h = np.uint64(xhash)
     for i in range(db):
-        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL3 + i]] & CARD_BITS)
+        k = ws[WS_SEL3 + i]
+        ng = insert_sorted(ws, ng, ws[WS_SUB + k] & CARD_BITS)
+        h ^= np.uint64(ws[WS_SUBH + k])
     for i in range(d):
-        ng = insert_sorted(ws, ng, ws[WS_SUB + ws[WS_SEL1 + i]] & CARD_BITS)
+        k = ws[WS_SEL1 + i]
+        ng = insert_sorted(ws, ng, ws[WS_SUB + k] & CARD_BITS)
+        h ^= np.uint64(ws[WS_SUBH + k])
     if extra:
         ng = insert_sorted(ws, ng, extra)
-    return ng
+    return ng, h
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, need_loose, lo, mid):
+def offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, xhash, need_loose, lo, mid):
     """Offer the selection of db pile-card groups (stack 3, cards used with the taken ones: ub) alone, where
     it is a move, then with every non-empty set of disjoint loose-only groups of bucket part [lo, mid)."""
     if (db > 0 or extra) and (not need_loose or ub & ws[C_LOOSE]):
-        offer(ws, p, kind, c, value, target, ub, selected_groups(ws, db, 0, extra))
+        ng, h = selected_groups(ws, db, 0, extra, xhash)
+        offer(ws, p, kind, c, value, target, ub, ng, h)
     if mid == lo:
         return
     combo_start(ws, ub, lo, WS_USED1, C_CTL)
@@ -314,14 +311,15 @@ def offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, need_loose, l
         d = combo_next(ws, WS_SUB, lo, mid, WS_SEL1, WS_USED1, C_CTL)
         if d < 0:
             break
-        ng = selected_groups(ws, db, d, extra)
-        offer(ws, p, kind, c, value, target, ws[WS_USED1 + d], ng)
+        ng, h = selected_groups(ws, db, d, extra, xhash)
+        offer(ws, p, kind, c, value, target, ws[WS_USED1 + d], ng, h)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_selections(ws, p, kind, c, value, target, taken, extra, need_loose):
+def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_loose):
     """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
-    group `extra` when non-zero (the played card's group of a build or load), as moves of `kind`.
+    group `extra` when non-zero (the played card's group of a build or load; `xhash`: the hash terms of its
+    table cards, which are `taken`), as moves of `kind`.
 
     Two stages: the groups holding a pile card (bucket part [mid, hi)), kept only if with `taken` they use
     each opponent pile's top cards exactly (K8), then any loose-only groups ([lo, mid)). A selection of pile
@@ -335,7 +333,7 @@ def offer_selections(ws, p, kind, c, value, target, taken, extra, need_loose):
     hi = ws[C_BEND + value]
     if hi == mid:                   # no pile-card groups: the empty pile selection is the only one
         if pile_ok(taken, ws):
-            offer_with_loose(ws, p, kind, c, value, target, taken, 0, extra, need_loose, lo, mid)
+            offer_with_loose(ws, p, kind, c, value, target, taken, 0, extra, xhash, need_loose, lo, mid)
         return
     if ws[C_NOPP] == 1:
         prefix_start(ws, taken, WS_USED3, C_CTL + 4)
@@ -343,20 +341,20 @@ def offer_selections(ws, p, kind, c, value, target, taken, extra, need_loose):
             db = prefix_next(ws, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
             if db < 0:
                 return
-            offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, need_loose,
+            offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose,
                              lo, mid)
     combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
     db = 0
     while True:
         ub = ws[WS_USED3 + db]
         if pile_ok(ub, ws):
-            offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, need_loose, lo, mid)
+            offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, xhash, need_loose, lo, mid)
         db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
         if db < 0:
             break
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def gen_captures(ws, p, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
     v = card_value(c)
@@ -371,12 +369,12 @@ def gen_captures(ws, p, c):
         if not keeps_commitments(ws, v, v if (bcap and owned) else -1):
             continue
         if bcap:
-            offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0)
+            offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
         # table-grounded: without the build, pile cards alone are no capture
-        offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, bcap == 0)
+        offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
 
 
-@njit(cache=True, nogil=True, _nrt=False)
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def gen_groups_onto(ws, p, c, kind, value):
     """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
     need = value - card_value(c)
@@ -387,7 +385,8 @@ def gen_groups_onto(ws, p, c, kind, value):
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         # K5: a new build holds a loose card; pile cards never start one alone
-        offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), kind == KIND_BUILD)
+        offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
+                         kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -407,7 +406,7 @@ def gen_changes(st, rules, p, ws, c):
             if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - (1 if nv == cv else 0) < 1:
                 continue
             ws[WS_GBUF] = 1 << c
-            offer(ws, p, KIND_CHANGE, c, nv, w, 0, 1)
+            offer(ws, p, KIND_CHANGE, c, nv, w, 0, 1, 0)
         else:
             for s in range(0, maxv - w - cv + 1):
                 nv = w + cv + s
@@ -418,7 +417,7 @@ def gen_changes(st, rules, p, ws, c):
                     if not pile_ok(smask, ws):
                         continue
                     ws[WS_GBUF] = smask | (1 << c)
-                    offer(ws, p, KIND_CHANGE, c, nv, w, smask, 1)
+                    offer(ws, p, KIND_CHANGE, c, nv, w, smask, 1, ws[WS_SUBH + k])
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

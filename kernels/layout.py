@@ -122,7 +122,7 @@ OBS_SIZE = O_HAND_SIZES + MAX_SEATS
 # ---- workspace: one flat int64 vector per thread holding every scratch buffer ---------------------------------
 # (no array views are taken in the per-move path: a view costs two atomic reference-count updates).
 # Every size is a proven bound, docs/ENGINE.md "Scratch bounds".
-MAX_SUBSETS = 32768     # item subsets with sum <= the highest group value: 4,051 (40 cards), 28,937 (52 cards)
+MAX_SUBSETS = 28944     # item subsets with sum <= the highest group value: 4,051 (40 cards), 28,937 (52 cards)
 STACK_LEN = 64          # selection depth / groups of one move: at most 53
 PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
 
@@ -171,16 +171,18 @@ C_MAXV = C_LASTCAP + 1               # the highest build value
 C_FOLLOW = C_MAXV + 1                # K9 follow-ups on
 C_BNGV = C_FOLLOW + 1                # per build value: its number of groups (0: no build)
 C_BGRP = C_BNGV + MAX_VALUE + 1      # per build value: its groups, C_BGRP + v*MAX_GROUPS + i
-C_PHASH = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS   # C_PHASH + j*PREFIX_STRIDE + k: hash terms of opponent j's
-                                     # top k pile cards in place (uint64 bits)
-C_PTMASK = C_PHASH + MAX_SEATS * PREFIX_STRIDE    # cards worth points (greedy and listing sinks only)
+C_PTMASK = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS  # cards worth points (greedy and listing sinks only)
 C_CARDPTS = C_PTMASK + 1             # points of card id c at C_CARDPTS + c (greedy and listing sinks only)
-CTX_SIZE = C_CARDPTS + 52
+C_ITEMH = C_CARDPTS + 52             # hash term of usable pile card c in place at C_ITEMH + c (uint64 bits)
+CTX_SIZE = C_ITEMH + 64
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
-WS_SUB = WS_RAW + MAX_SUBSETS        # the same, bucketed by sum, each bucket in descending mask order
-WS_FOLLOW = WS_SUB + MAX_SUBSETS     # follow-up candidate groups (packed), at most one per subset
-WS_SEL1 = WS_FOLLOW + MAX_SUBSETS    # selection stacks (indices) and the union of cards at each depth
+WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
+WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum, each bucket in descending mask order
+WS_SUBH = WS_SUB + MAX_SUBSETS       # their hash terms
+WS_FOLLOW = WS_RAW                   # follow-up candidate groups (packed), at most one per subset: made only
+                                     # after prepare_items, whose generation-order table they overwrite
+WS_SEL1 = WS_SUBH + MAX_SUBSETS      # selection stacks (indices) and the union of cards at each depth
 WS_USED1 = WS_SEL1 + STACK_LEN
 WS_SEL2 = WS_USED1 + STACK_LEN + 1
 WS_USED2 = WS_SEL2 + STACK_LEN

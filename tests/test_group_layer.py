@@ -20,7 +20,7 @@ from khasino_sim.state_json import from_json
 from tests import positions_search as P
 
 
-@njit(cache=True)
+@njit  # not cached: it inlines kernel code, whose layout constants a cache would freeze
 def _prefix_selections(ws, s, taken, out):
     """Every selection prefix_next yields for bucket s's pile part: rows of group indices in the order
     chosen (-1 padded), written while they fit; returns their number."""
