@@ -371,7 +371,15 @@ def gen_captures(ws, p, c):
         if bcap:
             offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
         # table-grounded: without the build, pile cards alone are no capture
-        offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
+        lo = ws[C_BSTART + v]
+        n = ws[C_BEND + v] - lo
+        if n == 1:                  # what offer_selections does with one group, without the call
+            g = ws[WS_SUB + lo] & CARD_BITS
+            if (bcap or g & ws[C_LOOSE]) and pile_ok(g, ws):
+                ws[WS_GBUF] = g
+                offer(ws, p, KIND_CAPTURE, c, v, target, g, 1, ws[WS_SUBH + lo])
+        elif n > 1:
+            offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -382,11 +390,27 @@ def gen_groups_onto(ws, p, c, kind, value):
         s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
+    lo = ws[C_BSTART + value]
+    others = ws[C_BEND + value] - lo                        # other groups of the value
+    loose = ws[C_LOOSE]
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         # K5: a new build holds a loose card; pile cards never start one alone
-        offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
-                         kind == KIND_BUILD)
+        if others <= 1:             # what offer_selections does with at most one group, without the call
+            if (kind == KIND_LOAD or smask & loose) and pile_ok(smask, ws):
+                ws[WS_GBUF] = smask | (1 << c)
+                offer(ws, p, kind, c, value, value, smask, 1, ws[WS_SUBH + si])
+            if others == 1:
+                g = ws[WS_SUB + lo] & CARD_BITS
+                u = smask | g
+                if g & smask == 0 and (kind == KIND_LOAD or u & loose) and pile_ok(u, ws):
+                    ng = insert_sorted(ws, 0, smask | (1 << c))
+                    ng = insert_sorted(ws, ng, g)
+                    offer(ws, p, kind, c, value, value, u, ng,
+                          np.uint64(ws[WS_SUBH + si]) ^ np.uint64(ws[WS_SUBH + lo]))
+        else:
+            offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
+                             kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
