@@ -8,8 +8,9 @@ quartiles of the paired speed ratios B/A. An A/A run reads within about ±2%. It
 versions give identical statistics rows: a speed change must not change a game.
 
 Run: python bench/ab_kernels.py DIR_A DIR_B [--format khasino] [--bots 0,1] [--games 1500] [--rounds 11]
-(bots: 0 random, 1 greedy, the same bot in every seat). Each new version compiles once (about 2 minutes);
-set NUMBA_CACHE_DIR to a fixed folder to keep the compiled copies between runs.
+(bots: 0 random, 1 greedy, the same bot in every seat). The copies are kept in the temporary folder's
+`khasino_ab_kernels`, named by a hash of their sources, so each version compiles once (about 2 minutes) and
+later runs load it from Numba's cache.
 """
 import argparse
 import glob
@@ -48,7 +49,8 @@ def main():
     from khasino_sim.formats import get_format
     rules = get_format(args.format).rules_array()
     seats = int(rules[0])
-    root = tempfile.mkdtemp(prefix="ab_kernels_")
+    root = os.path.join(tempfile.gettempdir(), "khasino_ab_kernels")   # kept: each copy compiles once
+    os.makedirs(root, exist_ok=True)
     sys.path.insert(0, root)
     games = [load(args.a, root), load(args.b, root)]
     seeds = np.arange(args.games, dtype=np.uint64)
@@ -66,7 +68,6 @@ def main():
         print(f"{args.format} bot {bot}: A {args.games / min(times[0]):,.0f} g/s, B {args.games / min(times[1]):,.0f} "
               f"g/s; B/A median {ratios[q // 2]:.3f} [{ratios[q // 4]:.3f}, {ratios[3 * q // 4]:.3f}]; "
               f"identical rows: {same}", flush=True)
-    shutil.rmtree(root, ignore_errors=True)
 
 
 if __name__ == "__main__":
