@@ -213,8 +213,9 @@ def prepare_items(st, rules, p, ws, held):
         card = lowbit_index(b)
         w = card_value(card)
         flag = FLAG_LOOSE
-        hb = z_loose(card)
-        if b & loose == 0:
+        if b & loose:
+            hb = z_loose(card)
+        else:
             hb = np.uint64(ws[C_ITEMH + card])
             for j in range(nopp):
                 if b & ws[C_PMASK + j]:

@@ -72,9 +72,12 @@ def prepare_position(st, rules, p, ws):
     built = 0
     features = ws[C_SINK] != SINK_RANDOM          # the random bot reads no features
     if features:
-        ws[C_PTMASK] = rules[R_POINT_MASK]
-        for i in range(52):
-            ws[C_CARDPTS + i] = rules[R_CARD_POINTS + i]
+        m = rules[R_POINT_MASK]     # mask_points reads only these cards' entries
+        ws[C_PTMASK] = m
+        while m:
+            b = m & -m
+            m ^= b
+            ws[C_CARDPTS + lowbit_index(b)] = rules[R_CARD_POINTS + lowbit_index(b)]
     tp = mask_points(st[S_LOOSE], ws) if features else 0
     for v in range(1, maxv + 1):
         if ws[C_BMID + v] > ws[C_BSTART + v]:
@@ -316,14 +319,11 @@ def offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, xhash, need_l
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_loose):
-    """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
-    group `extra` when non-zero (the played card's group of a build or load; `xhash`: the hash terms of its
-    table cards, which are `taken`), as moves of `kind`.
-
-    Two stages: the groups holding a pile card (bucket part [mid, hi)), kept only if with `taken` they use
-    each opponent pile's top cards exactly (K8), then any loose-only groups ([lo, mid)). A selection of pile
-    groups alone (or `extra` alone) is offered only if it holds a loose card where `need_loose` says so.
+def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash, need_loose):
+    """`offer_selections` for a bucket of any size, in two stages: the groups holding a pile card (bucket part
+    [mid, hi)), kept only if with `taken` they use each opponent pile's top cards exactly (K8), then any
+    loose-only groups ([lo, mid)). A selection of pile groups alone (or `extra` alone) is offered only if it
+    holds a loose card where `need_loose` says so.
 
     With one usable opponent pile (every 1v1 format) the pile groups are chosen depth by depth
     (`prefix_next`), so none is made only to fail K8; with more piles every disjoint selection of the part is
@@ -354,6 +354,61 @@ def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_lo
             break
 
 
+DIRECT_BUCKET = 2          # buckets of at most this many groups are enumerated in place
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, k1, k2):
+    """Offer the selection of subsets k1 and k2 (indices into the sum buckets, -1: none) with `extra`, the
+    cards `taken` and their hash terms `xhash` (as in `offer_selections`), if it is a move: its groups are
+    pairwise disjoint, it holds a loose card where `need_loose` says so, and it keeps K8's pile prefixes."""
+    u = taken
+    h = np.uint64(xhash)
+    ng = 0
+    if extra:
+        ng = insert_sorted(ws, ng, extra)
+    if k1 >= 0:
+        g = ws[WS_SUB + k1] & CARD_BITS
+        if g & u:
+            return
+        u |= g
+        h ^= np.uint64(ws[WS_SUBH + k1])
+        ng = insert_sorted(ws, ng, g)
+    if k2 >= 0:
+        g = ws[WS_SUB + k2] & CARD_BITS
+        if g & u:
+            return
+        u |= g
+        h ^= np.uint64(ws[WS_SUBH + k2])
+        ng = insert_sorted(ws, ng, g)
+    if (need_loose and u & ws[C_LOOSE] == 0) or not pile_ok(u, ws):
+        return
+    offer(ws, p, kind, c, value, target, u, ng, h)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_loose):
+    """Offer every selection of disjoint groups of sum `value` (none of the cards `taken`), each with the
+    group `extra` when non-zero (the played card's group of a build or load; `xhash`: the hash terms of its
+    table cards, which are `taken`), as moves of `kind`; where `need_loose`, only those holding a loose card.
+
+    A bucket of at most DIRECT_BUCKET groups (80% of them in khasino random play) is done in place, each
+    subset of its groups in turn (`offer_pick`), without a call or a stack machine; a larger one goes to
+    `offer_selections_stacked`. Both offer the same moves, in different orders."""
+    lo = ws[C_BSTART + value]
+    n = ws[C_BEND + value] - lo
+    if n > DIRECT_BUCKET:
+        offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash, need_loose)
+        return
+    if extra:
+        offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, -1, -1)
+    if n >= 1:
+        offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, lo, -1)
+    if n == 2:
+        offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, lo + 1, -1)
+        offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, lo, lo + 1)
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def gen_captures(ws, p, c):
     """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
@@ -371,15 +426,7 @@ def gen_captures(ws, p, c):
         if bcap:
             offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
         # table-grounded: without the build, pile cards alone are no capture
-        lo = ws[C_BSTART + v]
-        n = ws[C_BEND + v] - lo
-        if n == 1:                  # what offer_selections does with one group, without the call
-            g = ws[WS_SUB + lo] & CARD_BITS
-            if (bcap or g & ws[C_LOOSE]) and pile_ok(g, ws):
-                ws[WS_GBUF] = g
-                offer(ws, p, KIND_CAPTURE, c, v, target, g, 1, ws[WS_SUBH + lo])
-        elif n > 1:
-            offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
+        offer_selections(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -390,27 +437,11 @@ def gen_groups_onto(ws, p, c, kind, value):
         s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
-    lo = ws[C_BSTART + value]
-    others = ws[C_BEND + value] - lo                        # other groups of the value
-    loose = ws[C_LOOSE]
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         # K5: a new build holds a loose card; pile cards never start one alone
-        if others <= 1:             # what offer_selections does with at most one group, without the call
-            if (kind == KIND_LOAD or smask & loose) and pile_ok(smask, ws):
-                ws[WS_GBUF] = smask | (1 << c)
-                offer(ws, p, kind, c, value, value, smask, 1, ws[WS_SUBH + si])
-            if others == 1:
-                g = ws[WS_SUB + lo] & CARD_BITS
-                u = smask | g
-                if g & smask == 0 and (kind == KIND_LOAD or u & loose) and pile_ok(u, ws):
-                    ng = insert_sorted(ws, 0, smask | (1 << c))
-                    ng = insert_sorted(ws, ng, g)
-                    offer(ws, p, kind, c, value, value, u, ng,
-                          np.uint64(ws[WS_SUBH + si]) ^ np.uint64(ws[WS_SUBH + lo]))
-        else:
-            offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
-                             kind == KIND_BUILD)
+        offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
+                         kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
