@@ -27,10 +27,15 @@ from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB, C_SUMS, C_SUMS_LOOSE,
+    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
+    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY,
     WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH,
 )
 from .rng import z_pile, z_loose
+
+NIBBLE_LOW = np.uint64(0x1111111111111111)      # bit 0 of every 4-bit field
+NIBBLE_HIGH = np.uint64(0x8888888888888888)     # bit 3 of every 4-bit field
+_U3 = np.uint64(3)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -157,25 +162,31 @@ def prepare_items(st, rules, p, ws, held):
             for s in range(nseats):
                 if s != p:
                     partners += st[S_PLEN + s]
+        # the held values, one nibble each (bit 4V): held < 2**16 spread by the "part 1 by 3" bit trick
+        held4 = (held | (held << 24)) & 0x000000FF000000FF
+        held4 = (held4 | (held4 << 12)) & 0x000F000F000F000F
+        held4 = (held4 | (held4 << 6)) & 0x0303030303030303
+        held4 = (held4 | (held4 << 3)) & 0x1111111111111111
         for s in range(nseats):
             if s == p:
                 continue
             plen = st[S_PLEN + s]
             depth = 0
-            alive = held                  # values V the top depth cards can all go to
-            counts = 0                    # 4 bits per value: cards of that value among the top depth+1
+            alive = held4                 # bit 4V: the top depth cards can all go to value V
+            counts = 0                    # nibble V: cards of value V among the top depth+1
             while depth < plen:
                 w = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
-                alive &= ~((1 << w) - 1)
-                if alive == 0:
-                    break
+                alive &= ~((1 << (4 * w)) - 1)          # no card above V
                 counts += 1 << (4 * w)
-                a = alive
-                while a:
-                    b = a & -a
-                    a ^= b
-                    if depth + 1 - ((counts >> (4 * lowbit_index(b))) & 15) > partners:
-                        alive ^= b
+                # at most `partners` of the top depth+1 are not V: count(V) >= t, tested in every nibble at
+                # once (8 + count - t >= 8) with no borrow between nibbles, as a count is at most 4 (usable
+                # piles exist only with one deck) and t <= 7 when it is tested
+                t = depth + 1 - partners
+                if t > 7:
+                    alive = 0
+                elif t > 0:
+                    alive &= np.int64((((np.uint64(counts) | NIBBLE_HIGH) - np.uint64(t) * NIBBLE_LOW)
+                                       & NIBBLE_HIGH) >> _U3)
                 if alive == 0:
                     break
                 depth += 1
@@ -201,6 +212,7 @@ def prepare_items(st, rules, p, ws, held):
         ws[C_BMID + s] = 0
     sums = 1                        # bit s: some subset has sum s (bit 0: the empty set)
     sums_loose = 0                  # bit s: some subset of sum s holds a loose card
+    sums_only = 1                   # bit s: some subset of sum s holds only loose cards
     ws[C_BSTART + 1] = 1            # the empty set, sum 0
     ws[C_BMID] = 1
     n = 1
@@ -238,19 +250,23 @@ def prepare_items(st, rules, p, ws, held):
             ws[C_BSTART + s + 1] += 1
             if x >> (FLAG_SHIFT + 1) == 0:
                 ws[C_BMID + s] += 1
+                sums_only |= 1 << s
             sums |= 1 << s
             sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
             n += 1
     ws[C_NSUB] = n
     ws[C_SUMS] = sums
     ws[C_SUMS_LOOSE] = sums_loose
+    ws[C_SUMS_LOOSE_ONLY] = sums_only
     # bucket by sum: the loose-only subsets, then those holding a pile card, each part in descending mask
     # order. C_BMID and C_BEND are the two parts' fill cursors, so each ends where its part ends.
-    for s in range(1, maxv + 2):
-        ws[C_BSTART + s] += ws[C_BSTART + s - 1]
+    start = 0
     for s in range(maxv + 1):
-        ws[C_BEND + s] = ws[C_BSTART + s] + ws[C_BMID + s]
-        ws[C_BMID + s] = ws[C_BSTART + s]
+        start += ws[C_BSTART + s]
+        ws[C_BSTART + s] = start
+        ws[C_BEND + s] = start + ws[C_BMID + s]
+        ws[C_BMID + s] = start
+    ws[C_BSTART + maxv + 1] = start + ws[C_BSTART + maxv + 1]
     for e in range(n - 1, -1, -1):
         x = ws[WS_RAW + e]
         s = (x >> VALUE_SHIFT) & 15

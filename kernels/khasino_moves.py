@@ -20,7 +20,8 @@ from .layout import (
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
     C_NOPP, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
-    C_SUMS, C_SUMS_LOOSE, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK, SINK_RANDOM, SINK_GREEDY, C_FOUND,
+    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
+    SINK_RANDOM, SINK_GREEDY, C_FOUND,
     C_OWNMASK, C_FVALS, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
     C_CARDPTS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
@@ -46,7 +47,8 @@ def mask_points(m, ws):
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare_position(st, rules, p, ws):
     """Per-position tables: items and subset buckets, hand value counts, owned and changeable builds, each
-    build's cards, hash terms and points, and the points on the table."""
+    build's cards, hash terms and points (filled only for the values that have a build: no reader looks at
+    the others), and the points on the table."""
     hand = st[S_HANDS + 2 * p]
     maxv = rules[R_MAX_BUILD_VALUE]
     for v in range(MAX_VALUE + 1):   # face cards (values above maxv) are counted too
@@ -66,10 +68,11 @@ def prepare_position(st, rules, p, ws):
     ws[C_LASTCAP] = st[S_LAST_CAP]
     ws[C_MAXV] = maxv
     ws[C_FOLLOW] = rules[R_FOLLOW]
-    ownmask = 0
-    fvals = 0
-    changeable = 0
     built = 0
+    for v in range(1, maxv + 1):
+        built |= ((st[S_BOWNER + v] >> 63) + 1) << v       # owner -1: no build (no branch)
+    ownmask = 0
+    changeable = 0
     features = ws[C_SINK] != SINK_RANDOM          # the random bot reads no features
     if features:
         m = rules[R_POINT_MASK]     # mask_points reads only these cards' entries
@@ -79,26 +82,24 @@ def prepare_position(st, rules, p, ws):
             m ^= b
             ws[C_CARDPTS + lowbit_index(b)] = rules[R_CARD_POINTS + lowbit_index(b)]
     tp = mask_points(st[S_LOOSE], ws) if features else 0
-    for v in range(1, maxv + 1):
-        if ws[C_BMID + v] > ws[C_BSTART + v]:
-            fvals |= 1 << v
+    m = built                       # the per-build tables are read only for values with a build
+    while m:
+        b = m & -m
+        m ^= b
+        v = lowbit_index(b)
         o = st[S_BOWNER + v]
+        ng = st[S_BNG + v]
+        if o == p:
+            ownmask |= b
+        elif ng == 1:
+            changeable |= b
+        bh = z_build(v, o)
         bm = 0
-        bh = np.uint64(0)
-        ng = 0
-        if o >= 0:
-            built |= 1 << v
-            ng = st[S_BNG + v]
-            if o == p:
-                ownmask |= 1 << v
-            elif ng == 1:
-                changeable |= 1 << v
-            bh = z_build(v, o)
-            for i in range(ng):
-                g = st[S_BGROUPS + v * MAX_GROUPS + i]
-                ws[C_BGRP + v * MAX_GROUPS + i] = g
-                bm |= g
-                bh ^= z_group(v, i, g)
+        for i in range(ng):
+            g = st[S_BGROUPS + v * MAX_GROUPS + i]
+            ws[C_BGRP + v * MAX_GROUPS + i] = g
+            bm |= g
+            bh ^= z_group(v, i, g)
         ws[C_BNGV + v] = ng
         ws[C_BMASK + v] = bm
         ws[C_BHASH + v] = np.int64(bh)
@@ -106,7 +107,7 @@ def prepare_position(st, rules, p, ws):
             ws[C_BPTS + v] = mask_points(bm, ws)
             tp += ws[C_BPTS + v]
     ws[C_OWNMASK] = ownmask
-    ws[C_FVALS] = fvals
+    ws[C_FVALS] = ws[C_SUMS_LOOSE_ONLY] & ~1
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
