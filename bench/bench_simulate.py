@@ -14,8 +14,9 @@ import time
 
 
 def run(games, workers, out):
-    """Wall seconds, the run's own seconds (as its summary reports them: process start-up and loading the
-    compiled core excluded) and peak resident memory (MiB) of one `khasino simulate` process."""
+    """Wall seconds, the run's own seconds (as its summary reports them: process start-up, loading the
+    compiled core and the storage path's first-use imports excluded, `runs.warm_up`) and peak resident memory
+    (MiB) of one `khasino simulate` process."""
     cmd = [sys.executable, "-m", "khasino_sim", "simulate", "--games", str(games), "--bots", "greedy,random",
            "--workers", str(workers), "--out", out, "--force", "--quiet"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

@@ -145,12 +145,23 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
 
 
 def warm_up(spec):
-    """Compile the core, or load it from Numba's cache, before timing a run: one game in this process.
-    Returns the seconds it took (about a minute on a first run, well under a second after)."""
+    """Compile the core, or load it from Numba's cache, and load the storage path before timing a run: one
+    game in this process, its rows turned into the two tables and written to memory as Parquet. Returns the
+    seconds it took (minutes on a first run, under a second after).
+
+    The storage half matters for timing: pyarrow's first conversion of a numpy array imports pandas (about
+    half a second, holding the import lock) and its first Parquet write loads the codec. Inside a run that
+    cost fell on the workers' first chunk, where the threads queued behind one another for it."""
     from khasino_sim.kernels.game import play_batch
+    import pyarrow as pa
+    import pyarrow.parquet as pq
     t = time.time()
     fmt = spec.fmt()
-    play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), np.zeros((1, fmt.seats), dtype=np.int64))
+    codes = np.zeros((1, fmt.seats), dtype=np.int64)
+    rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes)
+    for table in storage.shard_tables(rows, 0, codes, spec.bot_names()[:1], fmt.name, fmt.rules_hash(),
+                                      _meta(spec, 0, 0, 1, "")):
+        pq.write_table(table, pa.BufferOutputStream(), compression="zstd")
     return time.time() - t
 
 
