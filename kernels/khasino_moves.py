@@ -22,7 +22,7 @@ from .layout import (
     C_NOPP, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
     SINK_RANDOM, SINK_GREEDY, C_FOUND,
-    C_OWNMASK, C_FVALS, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
+    C_OWNMASK, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
     C_CARDPTS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
@@ -107,7 +107,6 @@ def prepare_position(st, rules, p, ws):
             ws[C_BPTS + v] = mask_points(bm, ws)
             tp += ws[C_BPTS + v]
     ws[C_OWNMASK] = ownmask
-    ws[C_FVALS] = ws[C_SUMS_LOOSE_ONLY] & ~1
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
@@ -212,7 +211,7 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
             own &= ~(1 << target)
         else:
             own &= ~(1 << value)
-        own &= ws[C_FVALS]         # values some loose-only subset sums to
+        own &= ws[C_SUMS_LOOSE_ONLY]   # values some loose-only subset sums to (K9 follow-up groups)
         if own:
             offer_followups(ws, kind, value, used, own, key, c, target, ng, pile_used)
 
@@ -368,20 +367,14 @@ def offer_pick(ws, p, kind, c, value, target, taken, extra, xhash, need_loose, k
     ng = 0
     if extra:
         ng = insert_sorted(ws, ng, extra)
-    if k1 >= 0:
-        g = ws[WS_SUB + k1] & CARD_BITS
-        if g & u:
-            return
-        u |= g
-        h ^= np.uint64(ws[WS_SUBH + k1])
-        ng = insert_sorted(ws, ng, g)
-    if k2 >= 0:
-        g = ws[WS_SUB + k2] & CARD_BITS
-        if g & u:
-            return
-        u |= g
-        h ^= np.uint64(ws[WS_SUBH + k2])
-        ng = insert_sorted(ws, ng, g)
+    for k in (k1, k2):
+        if k >= 0:
+            g = ws[WS_SUB + k] & CARD_BITS
+            if g & u:
+                return
+            u |= g
+            h ^= np.uint64(ws[WS_SUBH + k])
+            ng = insert_sorted(ws, ng, g)
     if (need_loose and u & ws[C_LOOSE] == 0) or not pile_ok(u, ws):
         return
     offer(ws, p, kind, c, value, target, u, ng, h)

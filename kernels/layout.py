@@ -143,8 +143,8 @@ C_TABLE_POINTS = C_HV + MAX_VALUE + 1   # points on the table before the move
 C_NSUB = C_TABLE_POINTS + 1
 C_SUMS = C_NSUB + 1                  # bit s: some subset has sum s (bit 0: the empty set)
 C_SUMS_LOOSE = C_SUMS + 1            # bit s: some subset of sum s holds a loose card
-C_SUMS_LOOSE_ONLY = C_SUMS_LOOSE + 1  # bit s: some subset of sum s holds only loose cards
-C_BUILT = C_SUMS_LOOSE_ONLY + 1           # bit v: a build of value v is on the table
+C_SUMS_LOOSE_ONLY = C_SUMS_LOOSE + 1  # bit s: some subset of sum s holds only loose cards (K9)
+C_BUILT = C_SUMS_LOOSE_ONLY + 1      # bit v: a build of value v is on the table
 C_HVMASK = C_BUILT + 1               # bit v: the mover holds a card of value v
 C_CHANGEABLE = C_HVMASK + 1          # bit w: an opponent's simple build of value w (K7 candidates)
 C_CTL = C_CHANGEABLE + 1             # 6 slots: three selection-stack controls (depth, next index)
@@ -162,10 +162,9 @@ C_BHASH = C_BMASK + MAX_VALUE + 1    # per build value: its hash terms (owner an
 C_BPTS = C_BHASH + MAX_VALUE + 1     # per build value: card points in it
 C_PITEMS = C_BPTS + MAX_VALUE + 1    # mask of every usable opponent pile card
 C_OWNMASK = C_PITEMS + 1             # bit v: the mover owns the build of value v
-C_FVALS = C_OWNMASK + 1              # bit v (v >= 1): some loose-only subset has sum v (a K9 follow-up group)
 # copies of the position and the ruleset the move rules read, so the functions below the hand loop take the
 # workspace alone (each array argument costs a compiled call seven words)
-C_LOOSE = C_FVALS + 1                # loose cards
+C_LOOSE = C_OWNMASK + 1              # loose cards
 C_MYPLEN = C_LOOSE + 1               # the mover's pile length
 C_LASTCAP = C_MYPLEN + 1             # seat of the last capture, -1 none
 C_MAXV = C_LASTCAP + 1               # the highest build value

@@ -14,6 +14,7 @@ from numba import njit
 
 from khasino_sim.formats import get_format
 from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.bits import card_value, parse_card
 from khasino_sim.kernels.groups import prefix_start, prefix_next
 from khasino_sim.kernels.movegen import new_workspace, prepare_only
 from khasino_sim.state_json import from_json
@@ -135,19 +136,14 @@ def test_usable_pile_depth_never_cuts_a_legal_move():
     assert positions >= 200 and deep >= 50
 
 
-def _card_value(name):
-    rank = name[:-1].upper()
-    return {"A": 1, "J": 11, "Q": 12, "K": 13}.get(rank) or int(rank)
-
-
 def _oracle_pile_depth(state, max_value=10):
     """The usable depth of the opponent's pile (1v1), read straight from its definition (docs/ENGINE.md,
     "Usable pile depth"): the largest k such that, for some value V <= max_value the mover holds, none of the
     top k cards is above V and at most loose + 1 of them are not V."""
     p = state["to_move"]
-    held = {_card_value(c) for c in state["hands"][p]} & set(range(1, max_value + 1))
+    held = {card_value(parse_card(c)) for c in state["hands"][p]} & set(range(1, max_value + 1))
     partners = len(state["table"]["loose"]) + 1
-    top = [_card_value(c) for c in reversed(state["piles"][1 - p])]
+    top = [card_value(parse_card(c)) for c in reversed(state["piles"][1 - p])]
     for k in range(len(top), 0, -1):
         for v in held:
             if max(top[:k]) <= v and sum(x != v for x in top[:k]) <= partners:
