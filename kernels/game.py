@@ -9,13 +9,13 @@ from .layout import (
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
     KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
-    G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_SEAT0, SEAT_FIELDS,
+    G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_SEAT0, SEAT_FIELDS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
     SEAT_TRAILS, SEAT_FOLLOWUPS,
 )
 from .movegen import new_workspace
 from .rng import bot_stream_seed
-from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance, score
+from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance, score, series_leader
 
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
 
@@ -105,34 +105,39 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream):
-    """Deal from the game seed and play one whole game; results in the statistics row `stats`.
-    `stream` is a one-element uint64 scratch array (the deal stream, then the bot stream)."""
+def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
+    """Deal from the game seed and play one whole game led by seat `leader`; results in the statistics row
+    `stats`. `stream` is a one-element uint64 scratch array (the deal stream, then the bot stream)."""
     for i in range(stats.shape[0]):
         stats[i] = 0
     stats[G_SEED] = np.int64(game_seed)
+    stats[G_LEADER] = leader
     shuffle_deck(deck, rules[R_DECK], game_seed, stream)
     init_state(st, rules, deck)
+    st[S_TO_MOVE] = leader
     stream[0] = bot_stream_seed(game_seed)
     return run_game(rules, bots, stream, st, ws, stats, trace, check)
 
 
 @njit(cache=True, nogil=True)
-def _play_batch(rules, seeds, bots, out, check, ws):
+def _play_batch(rules, seeds, bots, out, check, ws, series):
     st = np.zeros(STATE_SIZE, dtype=np.int64)
     deck = np.zeros(104, dtype=np.int64)
     trace = np.zeros(0, dtype=np.int64)
     stream = np.zeros(1, dtype=np.uint64)
     for g in range(seeds.shape[0]):
-        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream)
+        # P10: the first match of a series is led by seat 0, each later one by the previous one's loser
+        leader = series_leader(rules, out[g - 1]) if series > 1 and g % series else 0
+        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream, leader)
 
 
-def play_batch(rules, seeds, bots, check=False, ws=None):
+def play_batch(rules, seeds, bots, check=False, ws=None, series=1):
     """Play len(seeds) games; bots is (n_games, n_seats) bot ids. Returns the (n_games, STATS_SIZE) rows.
 
-    `ws` is a workspace to reuse (one per thread); a new one is made when None."""
+    `ws` is a workspace to reuse (one per thread); a new one is made when None. With `series` K > 1 the
+    games are series of K matches (the batch starts a series): each later match is led as P10 says."""
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
-    _play_batch(rules, seeds, bots, out, check, new_workspace() if ws is None else ws)
+    _play_batch(rules, seeds, bots, out, check, new_workspace() if ws is None else ws, int(series))
     return out

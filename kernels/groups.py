@@ -28,8 +28,8 @@ from .layout import (
     R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
-    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY,
-    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH,
+    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMIN, C_KMAX, C_KCUR, C_KFREE, C_CTL,
+    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4,
 )
 from .rng import z_pile, z_loose
 
@@ -76,6 +76,18 @@ def combo_next(ws, cm, lo, hi, sel, used, ctl):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def next_holding(ws, i, hi, card, u, forbid):
+    """The first index k in [i, hi) whose group ws[WS_SUB+k] holds `card` and none of the cards u or
+    `forbid`; hi if there is none."""
+    while i < hi:
+        g = ws[WS_SUB + i] & CARD_BITS
+        if g & card and g & (u | forbid) == 0:
+            return i
+        i += 1
+    return hi
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def prefix_start(ws, taken, used, ctl):
     """Start a `prefix_next` enumeration with the cards `taken` already used."""
     ws[used] = taken
@@ -109,22 +121,166 @@ def prefix_next(ws, lo, hi, sel, used, ctl):
         card = ws[C_PREFIX + k + 1] & ~u if k < depth else 0
         pushed = False
         if card:
-            while i < hi:
-                g = ws[WS_SUB + i] & CARD_BITS
-                i += 1
-                if g & card and g & u == 0:
-                    ws[sel + d] = i - 1
-                    ws[used + d + 1] = u | g
-                    d += 1
-                    i = -1
-                    pushed = True
-                    break
+            i = next_holding(ws, i, hi, card, u, 0)
+            if i < hi:
+                ws[sel + d] = i
+                ws[used + d + 1] = u | (ws[WS_SUB + i] & CARD_BITS)
+                d += 1
+                i = -1
+                pushed = True
         if not pushed:
             if d == 0:
                 ws[ctl + 1] = hi
                 return -1
             d -= 1
             i = ws[sel + d] + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def pile_counts_start(ws, taken, lo, hi):
+    """Several usable opponent piles: set up the odometer over how many top cards of each pile a selection of
+    the pile-card groups ws[WS_SUB+lo : WS_SUB+hi] uses (K8). Per pile, at least enough for the taken cards
+    and at most as deep as the groups (with the taken cards) reach without a gap. Returns False when no
+    count works (a taken pile card lies under a card no group holds)."""
+    pitems = ws[C_PITEMS]
+    reach = taken & pitems
+    for k in range(lo, hi):
+        reach |= ws[WS_SUB + k] & pitems
+    for j in range(ws[C_NOPP]):
+        base = C_PREFIX + j * PREFIX_STRIDE
+        depth = popcount(ws[C_PMASK + j])
+        t = taken & ws[C_PMASK + j]
+        kmin = popcount(t)
+        while ws[base + kmin] & t != t:
+            kmin += 1
+        if ws[base + kmin] & ~reach:
+            return False
+        kmax = kmin
+        while kmax < depth and ws[base + kmax + 1] & ~reach == 0:
+            kmax += 1
+        ws[C_KMIN + j] = kmin
+        ws[C_KMAX + j] = kmax
+        ws[C_KCUR + j] = kmin
+    free = 0                        # the pile with the widest range of counts is left to the search
+    for j in range(ws[C_NOPP]):
+        if ws[C_KMAX + j] - ws[C_KMIN + j] > ws[C_KMAX + free] - ws[C_KMIN + free]:
+            free = j
+    ws[C_KFREE] = free
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def pile_counts_need(ws):
+    """The pile cards the odometer's current counts require: the top ws[C_KCUR + j] cards of each usable
+    pile but the free one."""
+    need = 0
+    for j in range(ws[C_NOPP]):
+        if j != ws[C_KFREE]:
+            need |= ws[C_PREFIX + j * PREFIX_STRIDE + ws[C_KCUR + j]]
+    return need
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def pile_counts_next(ws):
+    """Advance the odometer of pile counts (all piles but the free one); False once every combination was
+    made."""
+    for j in range(ws[C_NOPP]):
+        if j != ws[C_KFREE] and ws[C_KCUR + j] < ws[C_KMAX + j]:
+            ws[C_KCUR + j] += 1
+            return True
+        ws[C_KCUR + j] = ws[C_KMIN + j]
+    return False
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def free_start(ws, taken):
+    """Start a `free_next` search with the cards `taken` already used."""
+    ws[WS_USED4] = taken
+    ws[C_CTL + 6] = 0
+    ws[C_CTL + 7] = -1
+    ws[C_CTL + 8] = 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def free_next(ws, lo, hi, need):
+    """Next selection of pile-card groups among ws[WS_SUB+lo : WS_SUB+hi], pairwise disjoint and disjoint
+    from the taken cards, using exactly the cards `need` of the piles the odometer counts and, of the free
+    pile (C_KFREE), its top k cards for any k (K8); -1 when there is none left.
+
+    First the free pile, top down: at each node it is either closed, if the cards used from it are its top
+    ones, or its topmost unused card is put in a group holding it (whose other pile cards are in `need`).
+    After the close, `need` is completed as an exact cover: the next group holds the lowest card of `need`
+    not yet used, and no card of the free pile. Each selection is reached once (the groups holding its
+    free-pile cards in top-down order, the close, then the others by their lowest needed card), and no count
+    of the free pile is searched apart. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups'
+    indices and ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (one entry per
+    group, one for the close: at most 40 + 1 with K8's 40-card decks, docs/ENGINE.md)."""
+    d = ws[C_CTL + 6]
+    i = ws[C_CTL + 7]
+    closed = ws[C_CTL + 8]
+    pitems = ws[C_PITEMS]
+    free = ws[C_KFREE]
+    pf = ws[C_PMASK + free]
+    basef = C_PREFIX + free * PREFIX_STRIDE
+    kmaxf = ws[C_KMAX + free]
+    while True:
+        u = ws[WS_USED4 + d]
+        card = 0
+        if closed:
+            rest = need & ~u
+            if i == -1:
+                if rest == 0:               # a selection: compact its groups for the caller
+                    ng = 0
+                    for e in range(d):
+                        if ws[WS_SEL4 + e] >= 0:
+                            ws[WS_SEL3 + ng] = ws[WS_SEL4 + e]
+                            ng += 1
+                    ws[WS_USED3 + ng] = u
+                    ws[C_CTL + 6] = d
+                    ws[C_CTL + 7] = hi      # nothing extends it: backtrack on the next call
+                    ws[C_CTL + 8] = closed
+                    return ng
+                i = lo
+            card = rest & -rest
+            allowed = need
+        else:
+            if i == -1:
+                i = lo
+                x = u & pf
+                if ws[basef + popcount(x)] == x:    # the free pile's used cards are its top ones: close it
+                    ws[WS_SEL4 + d] = -1
+                    ws[WS_USED4 + d + 1] = u
+                    d += 1
+                    closed = 1
+                    i = -1
+                    continue
+            k = 0                           # the topmost unused card of the free pile, within reach
+            while k < kmaxf and ws[basef + k + 1] & ~u == 0:
+                k += 1
+            if k < kmaxf:
+                card = ws[basef + k + 1] & ~u
+            allowed = need | pf
+        pushed = False
+        if card:
+            i = next_holding(ws, i, hi, card, u, pitems & ~allowed)
+            if i < hi:
+                ws[WS_SEL4 + d] = i
+                ws[WS_USED4 + d + 1] = u | (ws[WS_SUB + i] & CARD_BITS)
+                d += 1
+                i = -1
+                pushed = True
+        if not pushed:
+            if d == 0:
+                ws[C_CTL + 6] = 0
+                ws[C_CTL + 7] = hi
+                ws[C_CTL + 8] = 0
+                return -1
+            d -= 1
+            if ws[WS_SEL4 + d] < 0:         # back from the close: extend the free pile instead
+                closed = 0
+                i = lo
+            else:
+                i = ws[WS_SEL4 + d] + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

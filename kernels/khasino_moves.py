@@ -11,7 +11,10 @@ import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
-from .groups import combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items
+from .groups import (
+    combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, free_start, free_next, pile_counts_start,
+    pile_counts_need, pile_counts_next,
+)
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_DEAL, S_LAST_CAP,
     MAX_GROUPS, MAX_VALUE,
@@ -326,8 +329,9 @@ def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash,
     holds a loose card where `need_loose` says so.
 
     With one usable opponent pile (every 1v1 format) the pile groups are chosen depth by depth
-    (`prefix_next`), so none is made only to fail K8; with more piles every disjoint selection of the part is
-    made and tested (`combo_next`, `pile_ok`)."""
+    (`prefix_next`), so none is made only to fail K8. With several (3p, 4p) the counts of top cards taken from
+    every pile but one are enumerated (`pile_counts_*`), and `free_next` finds the selections using exactly
+    those cards and any top cards of the remaining (free) pile."""
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
@@ -343,15 +347,19 @@ def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash,
                 return
             offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose,
                              lo, mid)
-    combo_start(ws, taken, mid, WS_USED3, C_CTL + 4)
-    db = 0
-    while True:
-        ub = ws[WS_USED3 + db]
-        if pile_ok(ub, ws):
-            offer_with_loose(ws, p, kind, c, value, target, ub, db, extra, xhash, need_loose, lo, mid)
-        db = combo_next(ws, WS_SUB, mid, hi, WS_SEL3, WS_USED3, C_CTL + 4)
-        if db < 0:
-            break
+    if not pile_counts_start(ws, taken, mid, hi):
+        return
+    while True:                     # each combination of top-card counts, one per usable pile (K8)
+        need = pile_counts_need(ws)
+        free_start(ws, taken)
+        while True:
+            db = free_next(ws, mid, hi, need)
+            if db < 0:
+                break
+            offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose,
+                             lo, mid)
+        if not pile_counts_next(ws):
+            return
 
 
 DIRECT_BUCKET = 2          # buckets of at most this many groups are enumerated in place

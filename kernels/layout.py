@@ -49,7 +49,10 @@ R_MOST_SPADES = 13      # points for most spades
 R_SPLIT_TIES = 14       # 1: a tie for most cards/spades splits the points
 R_POINT_MASK = 15       # mask of the cards worth points
 R_CARD_POINTS = 16      # points of card id c at R_CARD_POINTS + c (52 entries)
-RULES_SIZE = R_CARD_POINTS + 52
+R_NEXT = R_CARD_POINTS + 52     # turn order (P8): the seat after seat s at R_NEXT + s
+R_REFILL = R_NEXT + MAX_SEATS   # K16 stock: the player who acted draws to this many cards (0: no refill)
+R_TIEBREAK = R_REFILL + 1       # P9: 1 = the winner is the best (points, cards, spades, holds 10D)
+RULES_SIZE = R_TIEBREAK + 1
 
 # ---- move records ----------------------------------------------------------------------------------------------
 # A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
@@ -92,6 +95,7 @@ G_OVERFLOW = 3          # a scratch buffer overflowed; the game is not exact and
 G_WINNER = 4            # winning seat (-1 on a tie, impossible in 1v1 Khasino)
 G_BAD = 5               # positions failing the card-accounting check (when checking is on)
 G_SEED = 6              # the game seed (bits of the unsigned 64-bit value)
+G_LEADER = 7            # the seat that led the game (P10: a series chooses it)
 G_SEAT0 = 8             # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
  SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
@@ -147,8 +151,9 @@ C_SUMS_LOOSE_ONLY = C_SUMS_LOOSE + 1  # bit s: some subset of sum s holds only l
 C_BUILT = C_SUMS_LOOSE_ONLY + 1      # bit v: a build of value v is on the table
 C_HVMASK = C_BUILT + 1               # bit v: the mover holds a card of value v
 C_CHANGEABLE = C_HVMASK + 1          # bit w: an opponent's simple build of value w (K7 candidates)
-C_CTL = C_CHANGEABLE + 1             # 6 slots: three selection-stack controls (depth, next index)
-C_SINK = C_CTL + 6                   # SINK_* mode
+C_CTL = C_CHANGEABLE + 1             # 9 slots: three selection-stack controls (depth, next index), and
+                                     # the several-pile search's (depth, next index, free pile closed)
+C_SINK = C_CTL + 9                   # SINK_* mode
 C_DRAW = C_SINK + 1                  # the decision's draw r (uint64 bits)
 C_SEEN = C_DRAW + 1                  # candidates offered so far in this position (duplicates by key included)
 C_FOUND = C_SEEN + 1                 # 1 once WS_BEST holds a candidate
@@ -174,7 +179,11 @@ C_BGRP = C_BNGV + MAX_VALUE + 1      # per build value: its groups, C_BGRP + v*M
 C_PTMASK = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS  # cards worth points (greedy and listing sinks only)
 C_CARDPTS = C_PTMASK + 1             # points of card id c at C_CARDPTS + c (greedy and listing sinks only)
 C_ITEMH = C_CARDPTS + 52             # hash term of usable pile card c in place at C_ITEMH + c (uint64 bits)
-CTX_SIZE = C_ITEMH + 64
+C_KMIN = C_ITEMH + 64                # several usable opponent piles: per pile, the fewest and most top cards a
+C_KMAX = C_KMIN + MAX_SEATS          # selection can use, and the count being enumerated (an odometer)
+C_KCUR = C_KMAX + MAX_SEATS
+C_KFREE = C_KCUR + MAX_SEATS         # the pile whose count the search leaves open (the one with the widest range)
+CTX_SIZE = C_KFREE + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
@@ -188,7 +197,9 @@ WS_SEL2 = WS_USED1 + STACK_LEN + 1
 WS_USED2 = WS_SEL2 + STACK_LEN
 WS_SEL3 = WS_USED2 + STACK_LEN + 1
 WS_USED3 = WS_SEL3 + STACK_LEN
-WS_GBUF = WS_USED3 + STACK_LEN + 1   # the groups of the move being generated
+WS_SEL4 = WS_USED3 + STACK_LEN + 1   # several usable piles: the search's stack (a group index, or -1 where the
+WS_USED4 = WS_SEL4 + STACK_LEN       # free pile was closed) and the cards used at each depth
+WS_GBUF = WS_USED4 + STACK_LEN + 1   # the groups of the move being generated
 WS_BEST = WS_GBUF + STACK_LEN        # the running best move record
 WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
 WS_SIZE = WS_OBS + OBS_SIZE

@@ -9,11 +9,11 @@ from .layout import (
     S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
-    R_CARD_POINTS,
+    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_TRAIL,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
     CARD_BITS, VALUE_SHIFT,
-    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
+    G_SEAT0, G_WINNER, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
     SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES,
 )
 from .rng import next_u64, zterm
@@ -183,14 +183,24 @@ def sweep(st, rules):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def advance(st, rules, p):
-    """After seat p's move: pass the turn; deal when hands are empty and stock remains; else end (K12)."""
+    """After seat p's move: refill p's hand where the format does (K16 stock); pass the turn to the next
+    seat in turn order (P8); deal when hands are empty and stock remains; else end (K12)."""
     nseats = rules[R_SEATS]
+    refill = rules[R_REFILL]
+    if refill:
+        h = st[S_HANDS + 2 * p]
+        pos = st[S_STOCK_POS]
+        while popcount(h) < refill and pos < st[S_STOCK_LEN]:
+            h |= 1 << st[S_STOCK + pos]
+            pos += 1
+        st[S_HANDS + 2 * p] = h
+        st[S_STOCK_POS] = pos
     empty = True
     for s in range(nseats):
         if st[S_HANDS + 2 * s] != 0:
             empty = False
     if not empty:
-        st[S_TO_MOVE] = (p + 1) % nseats
+        st[S_TO_MOVE] = rules[R_NEXT + p]
         return
     if st[S_STOCK_POS] < st[S_STOCK_LEN]:
         deal_round(st, rules)
@@ -257,13 +267,36 @@ def score(st, rules, out):
     winner = -1
     best = -1
     for s in range(nseats):
-        sc = out[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE]
+        o = G_SEAT0 + s * SEAT_FIELDS
+        sc = out[o + SEAT_SCORE]
+        if rules[R_TIEBREAK]:       # P9: points, then cards, then spades, then the 10D holder
+            sc = ((sc * 64 + out[o + SEAT_CARDS]) * 64 + out[o + SEAT_SPADES]) * 2 + out[o + SEAT_TEN_DIAMONDS]
         if sc > best:
             best = sc
             winner = s
         elif sc == best:
             winner = -1
     return winner
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def series_leader(rules, row):
+    """P10: the leader of a series' next match, from the statistics row of the previous one: the seat with
+    the fewest points; among tied seats the one after the previous winner in turn order, else the
+    lowest-numbered."""
+    nseats = rules[R_SEATS]
+    low = 1 << 30
+    for s in range(nseats):
+        low = min(low, row[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE])
+    winner = row[G_WINNER]
+    if winner >= 0:
+        after = rules[R_NEXT + winner]
+        if row[G_SEAT0 + after * SEAT_FIELDS + SEAT_SCORE] == low:
+            return after
+    for s in range(nseats):
+        if row[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE] == low:
+            return s
+    return 0
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -25,7 +25,7 @@ from numba import njit
 
 SCHEMA_VERSION = 1
 
-# Bot pairings: name -> one bot per seat (today's formats are all 1v1).
+# Bot pairings: name -> the bot of every seat (as many seats as the format has).
 PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy")}
 
 DEFAULT_GAMES = 20_000        # core games per cell (seeds 0..games-1)
@@ -224,6 +224,7 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
     every pairing in PAIRINGS. ref_games=0 skips the reference (its figures are then null). `progress`, if
     given, is called with lines of the table as they are known: the calibration, the header, then one line
     as each cell finishes."""
+    from .formats import get_format
     fmts, pairs = plan(games, ref_games, repeats, formats, pairings, calibration_steps, calibration_repeats)
     started = time.perf_counter()
     machine = machine_info()
@@ -234,7 +235,7 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
     results = []
     for fmt in fmts:
         for pairing in pairs:
-            bots = PAIRINGS[pairing]
+            bots = PAIRINGS[pairing][:1] * get_format(fmt).seats     # the same bot in every seat
             seconds, wall, warmup, wins = core_rate(fmt, bots, games, repeats)
             core = games / max(seconds, 1e-9)
             ref = None

@@ -183,8 +183,10 @@ def _settings(pairs):
 @click.option("--resume", is_flag=True, help="Finish an interrupted run in --out.")
 @click.option("--force", is_flag=True, help="Replace another run's output in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.option("--series", default=1, show_default=True, type=int, metavar="K",
+              help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
-             quiet):
+             quiet, series):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset."""
     import time
     from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
@@ -194,7 +196,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     if out is None:
         out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
     spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
-                   options=_settings(settings), shard_size=shard_size)
+                   options=_settings(settings), shard_size=shard_size, series=series)
     try:
         validate(spec)
     except SimulationError as e:
@@ -211,7 +213,8 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     try:
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
                    shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
-                   resume=resume, force=force, quiet=quiet, command=" ".join(["khasino"] + sys.argv[1:]))
+                   resume=resume, force=force, quiet=quiet, command=" ".join(["khasino"] + sys.argv[1:]),
+                   series=series)
     except SimulationError as e:
         raise InputError(str(e))
     except KeyboardInterrupt:

@@ -58,10 +58,11 @@ def bot_id(name):
         raise KeyError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
 
 
-def new_game(fmt_name, seed=0, deck=None):
+def new_game(fmt_name, seed=0, deck=None, leader=0):
     """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
-    (a list of cards, top first) so a test can script exact hands."""
+    (a list of cards, top first) so a test can script exact hands; seat `leader` plays first."""
     fmt = get_format(fmt_name)
+    _seat_arg(fmt, leader, "leader")
     order = np.zeros(104, dtype=np.int64)
     if deck is None:
         shuffle_deck(order, fmt.deck, np.uint64(seed), np.zeros(1, dtype=np.uint64))
@@ -72,25 +73,34 @@ def new_game(fmt_name, seed=0, deck=None):
         order[:fmt.deck] = ids
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     init_state(st, fmt.rules_array(), order)
+    st[L.S_TO_MOVE] = leader
     return to_json(st, fmt)
+
+
+def _seat_arg(fmt, seat, what):
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < fmt.seats:
+        raise ValueError(f"{what} must be a seat 0..{fmt.seats - 1} of {fmt.name}, not {seat!r}")
 
 
 def _group_text(mask):
     return "+".join(card_name(c) for c in k10_order(mask))
 
 
-def describe(rec, st, p):
-    """A sentence a player understands for the move record `rec` of seat p in position st."""
+def describe(rec, st, p, seats=2):
+    """A sentence a player understands for the move record `rec` of seat p in position st (`seats` seats)."""
     c, kind, value, target = (int(rec[f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
     groups = [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
     used = int(rec[L.M_USED])
     pile = used & ~int(st[L.S_LOOSE])
     card = card_name(c)
+
+    def whose(o):
+        return "your" if o == p else ("the opponent's" if seats == 2 else f"seat {o}'s")
     if kind == L.KIND_CAPTURE:
         units = []
         if target:
             owner = int(st[L.S_BOWNER + target])
-            units.append(f"{'your' if owner == p else 'the opponent' + chr(39) + 's'} build {target}")
+            units.append(f"{whose(owner)} build {target}")
         units += [_group_text(g) for g in groups]
         text = f"Play {card} to capture {', '.join(units)}"
     elif kind == L.KIND_TRAIL:
@@ -98,15 +108,19 @@ def describe(rec, st, p):
     elif kind == L.KIND_CHANGE:
         added = groups[0] & ~(1 << c)
         extra = f" with {_group_text(added)}" if added else ""
-        text = f"Play {card}{extra} on the opponent's build {target} to change it to build {value}, now yours"
+        text = f"Play {card}{extra} on {whose(int(st[L.S_BOWNER + target]))} build {target} to change it to " \
+               f"build {value}, now yours"
     else:
         gtext = " | ".join(_group_text(g) for g in groups)
         verb = "build" if kind == L.KIND_BUILD else "load build"
         simple = " (simple)" if kind == L.KIND_BUILD and len(groups) == 1 else ""
         keep = f", keeping a {value}" if kind == L.KIND_BUILD else ""
         text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
-    if pile:
-        text += f" (using {' '.join(card_name(x) for x in mask_cards(pile))} from the opponent's pile)"
+    for s in range(seats):
+        base = L.S_PILE + s * L.MAX_PILE
+        from_s = [int(x) for x in st[base: base + st[L.S_PLEN + s]] if pile >> int(x) & 1]
+        if from_s and s != p:
+            text += f" (using {' '.join(card_name(x) for x in sorted(from_s))} from {whose(s)} pile)"
     nf = int(rec[L.M_FCOUNT])
     if nf:
         follow = [int(rec[L.M_FGROUPS + i]) for i in range(nf)]
@@ -162,8 +176,8 @@ def iter_moves(state):
         nxt = st.copy()
         apply_move(nxt, rules, p, rec, 0)
         advance(nxt, rules, p)
-        yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])], describe(rec, st, p), key,
-                   to_json(nxt, fmt))
+        yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
+                   describe(rec, st, p, fmt.seats), key, to_json(nxt, fmt))
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -251,15 +265,24 @@ def scores(state):
             for s in range(fmt.seats)]
 
 
+def winner(state):
+    """The winning seat of a finished state (K13, or P9's tie-breaks in 3p); -1 on a tie."""
+    fmt, st = from_json(state)
+    from khasino_sim.kernels.state import score
+    return int(score(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
+
+
 def seat_stats(row, seats):
     """The per-seat blocks of a statistics row as dicts."""
     return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES)}
             for s in range(seats)]
 
 
-def play_game(fmt_name, seed, bots=("random", "random"), check=True):
-    """Play one whole game in the core. Returns {"keys", "seats", "winner", "turns", "no_move", "final"}."""
+def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0):
+    """Play one whole game in the core, led by seat `leader`. Returns {"keys", "seats", "winner", "turns",
+    "no_move", "final"}."""
     fmt = get_format(fmt_name)
+    _seat_arg(fmt, leader, "leader")
     rules = fmt.rules_array()
     bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(bot_ids) != fmt.seats:
@@ -269,7 +292,7 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True):
     stats = np.zeros(L.STATS_SIZE, dtype=np.int64)
     trace = np.zeros(4 * fmt.deck, dtype=np.int64)
     n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check,
-                   np.zeros(1, dtype=np.uint64))
+                   np.zeros(1, dtype=np.uint64), leader)
     if stats[L.G_OVERFLOW]:
         raise EngineError(f"game {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {
@@ -283,12 +306,13 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True):
     }
 
 
-def play_games(fmt_name, seeds, bots, check=False):
-    """Play many games in one compiled call; `bots` is a (n_games, seats) array of bot names or ids.
+def play_games(fmt_name, seeds, bots, check=False, series=1):
+    """Play many games in one compiled call; `bots` is a (n_games, seats) array of bot names or ids. With
+    `series` K > 1 (formats with series, P10) the games are consecutive series of K matches.
 
     Returns the raw statistics rows (layout G_*/SEAT_*)."""
     fmt = get_format(fmt_name)
     bots = np.asarray(bots)
     if bots.dtype.kind in "US":
         bots = np.vectorize(bot_id)(bots)
-    return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check)
+    return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)

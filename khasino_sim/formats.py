@@ -36,6 +36,10 @@ class Format:
     most_spades: int = 2
     split_ties: bool = True
     card_points: dict = field(default_factory=lambda: dict(KHASINO_POINTS))
+    turn_order: tuple = ()                  # P8: seats in playing order from seat 0; () = 0, 1, 2, ...
+    refill: int = 0                         # K16 stock: the acting player draws back to this many cards
+    tiebreak: bool = False                  # P9: winner by points, then cards, spades, the 10D holder
+    series: bool = False                    # P10: matches can be played in series (the loser leads next)
 
     @property
     def total_points(self):
@@ -63,12 +67,27 @@ class Format:
         for card, pts in self.card_points.items():
             r[L.R_CARD_POINTS + parse_card(card)] = pts
             r[L.R_POINT_MASK] |= (1 << parse_card(card)) if pts else 0
+        order = self.turn_order or tuple(range(self.seats))
+        for i, s in enumerate(order):
+            r[L.R_NEXT + s] = order[(i + 1) % self.seats]
+        r[L.R_REFILL] = self.refill
+        r[L.R_TIEBREAK] = self.tiebreak
         return r
 
+    def next_seat(self, s):
+        """The seat after seat s in turn order (P8)."""
+        order = self.turn_order or tuple(range(self.seats))
+        return order[(order.index(s) + 1) % self.seats]
+
     def rules_hash(self):
-        """Short stable hash of everything the kernels read, for stamping results."""
-        rec = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("description",)}
+        """Short stable hash of everything the kernels read, for stamping results. Fields added after the
+        first formats are left out while they hold their defaults, so the 1v1 hashes stay what they were."""
+        rec = {f.name: getattr(self, f.name) for f in fields(self)
+               if f.name != "description" and not (f.name in _LATER_FIELDS and getattr(self, f.name) == f.default)}
         return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+_LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series")
 
 
 # Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
@@ -135,6 +154,21 @@ register(Format(
     description="1v1, 40 cards, two deals of 10; free trails, one build each, changes with extra cards",
     trail_restricted=False, no_trail_own_build_first_deal=False, max_builds_owned=1, change_mode=1,
     follow_ups=False,
+))
+
+
+_THREE = dict(seed="000 South African Khasino, house rules", seats=3, deals=1, table_init=1,
+              no_trail_own_build_first_deal=False, turn_order=(0, 2, 1), most_cards=0, most_spades=0,
+              tiebreak=True, series=True)
+register(Format(
+    name="khasino-3p", hand=13,
+    description="3 players, 40 cards: 13 each and 1 loose card; order A, C, B; 7 points with tie-breaks",
+    **_THREE,
+))
+register(Format(
+    name="khasino-3p-stock", hand=3, refill=3,
+    description="3 players, 40 cards: 3 each, 1 loose card, 30 in stock; the player who acted refills to 3",
+    **_THREE,
 ))
 
 

@@ -1,9 +1,10 @@
-"""Pure-Python reference engine for khasino-sim (formats ``khasino`` and ``durban``, 1v1, 40 cards).
+"""Pure-Python reference engine for khasino-sim: formats ``khasino`` and ``durban`` (1v1) and ``khasino-3p``,
+``khasino-3p-stock`` (three players), all on the 40-card deck.
 
 This is the slow, readable oracle the compiled core is tested against.  It is written from the rulebooks
-(``shared/seeds/000_*``, ``001_*``), the rulings (``shared/RULINGS.md``, rules K1..K14) and the project's
-contract (``docs/RULES.md`` rules P1..P7 + "Exact conventions", ``docs/ENGINE.md`` state/hash/randomness/bots)
-only.  Standard library only.
+(``shared/seeds/000_*``, ``001_*``), the rulings (``shared/RULINGS.md``, rules K1..K16) and the project's
+contract (``docs/RULES.md`` rules P1..P10 + "Exact conventions" + "Three players (K16)", ``docs/ENGINE.md``
+state/hash/randomness/bots) only.  Standard library only.
 
 Internal representation (JSON only at the API boundary):
 
@@ -11,7 +12,9 @@ Internal representation (JSON only at the API boundary):
 * a card set (hand, loose cards, one group) is an int bit mask;
 * builds: ``{value: (owner, (group_mask, ...))}`` with groups oldest first; the order of the cards inside a
   group is a function of its set (K10: higher rank underneath, equal ranks S, H, D, C), so a mask is enough;
-* piles: tuples of card indices, bottom to top (last = exposed card).
+* piles: tuples of card indices, bottom to top (last = exposed card);
+* seats 0..n-1, one hand and one pile each; the format's ``order`` is the turn order (K14: 1v1 turns
+  alternate; K16/P8: A=0 -> C=2 -> B=1 -> A).
 """
 from __future__ import annotations
 
@@ -19,7 +22,8 @@ from functools import lru_cache
 
 __all__ = [
     "FORMATS", "SplitMix64", "fmix", "RefMove", "initial_state", "state_hash", "legal_moves", "advance",
-    "score", "choose", "play_game", "fallback_move", "card_name", "parse_card",
+    "score", "winner", "series_leader", "next_seat", "choose", "play_game", "fallback_move", "card_name",
+    "parse_card",
 ]
 
 M64 = (1 << 64) - 1
@@ -29,31 +33,51 @@ BOT_SALT = 0xD1B54A32D192ED03
 # ---------------------------------------------------------------------------------------------------------
 # Formats (RULES.md "Format flags").  Kept here on purpose: the reference imports nothing from the project.
 # ---------------------------------------------------------------------------------------------------------
+_KHASINO_RULES = {
+    "deck": 40,                    # K1: A-10 in four suits
+    "trail_same_value": True,      # K11: no trail of a value present loose or as a build
+    "max_builds": None,            # K5: unlimited
+    "change": "two_card_alone",    # K7: opponent's simple 2-card build, played card alone
+    "followups": True,             # K9, P5
+    "pile_cards": True,            # K8: every opponent's pile (never the mover's own)
+}
+_ONE_V_ONE = {
+    "seats": 2,
+    "order": (0, 1),               # K14: turns alternate
+    "loose_start": 0,              # K1: no table cards at the start of a 1v1 game
+    "hand": 10,                    # K14: 10 each, then the other 20 as 10 each
+    "deals": 2,
+    "refill": None,
+    "any_leader": False,           # K14: seat 0 leads both deals (seats rotate between games, not here)
+    "scoring": "K13",
+    "k16_fields": False,           # JSON: no promises/decision in 1v1 (output unchanged)
+}
+_THREE_PLAYERS = {
+    "seats": 3,
+    "order": (0, 2, 1),            # K16, P8: A -> C -> B -> A, seat s then (s + 2) % 3
+    "loose_start": 1,              # K16: d[0] is the one loose card
+    "deals": 1,                    # K16: one deal; refills are not deals
+    "any_leader": True,            # P8, P10: a match starts with its leader
+    "scoring": "K16",              # P9: 7 card points, tie-breaks most cards, most spades, 10D
+    "k16_fields": True,            # ENGINE.md "Three players": promises and decision in the JSON state
+    "no_trail_owning_deal1": False,  # K11's first-deal ban while owning a build is 1v1 only (RULES.md)
+}
 FORMATS = {
-    "khasino": {
-        "deck": 40,                    # K1: A-10 in four suits
-        "seats": 2,
-        "hand": 10,                    # K14: 10 each, then the other 20 as 10 each
-        "deals": 2,
-        "trail_same_value": True,      # K11: no trail of a value present loose or as a build
-        "no_trail_owning_deal1": True,  # K11: 1v1, first deal, no trail while owning a build
-        "max_builds": None,            # K5: unlimited
-        "change": "two_card_alone",    # K7: opponent's simple 2-card build, played card alone
-        "followups": True,             # K9, P5
-        "pile_cards": True,            # K8
-    },
-    "durban": {
-        "deck": 40,
-        "seats": 2,
-        "hand": 10,
-        "deals": 2,
-        "trail_same_value": False,     # K11: Drift always allowed (P1 aside)
-        "no_trail_owning_deal1": False,
-        "max_builds": 1,               # K5, P6
-        "change": "simple_plus",       # K7: opponent's simple build, played card + optional loose/pile cards
-        "followups": False,            # K9: not durban
-        "pile_cards": True,            # K8
-    },
+    "khasino": dict(_KHASINO_RULES, **_ONE_V_ONE, no_trail_owning_deal1=True),  # K11 1v1 first-deal ban
+    "durban": dict(
+        _ONE_V_ONE,
+        deck=40,
+        trail_same_value=False,        # K11: Drift always allowed (P1 aside)
+        no_trail_owning_deal1=False,
+        max_builds=1,                  # K5, P6
+        change="simple_plus",          # K7: opponent's simple build, played card + optional loose/pile cards
+        followups=False,               # K9: not durban
+        pile_cards=True,               # K8
+    ),
+    # K16: 13 each + 1 loose card, no stock
+    "khasino-3p": dict(_KHASINO_RULES, **_THREE_PLAYERS, hand=13, refill=None),
+    # K16: 3 each + 1 loose card, 30 in stock; the player who acted refills to 3 while stock remains
+    "khasino-3p-stock": dict(_KHASINO_RULES, **_THREE_PLAYERS, hand=3, refill=3),
 }
 
 # ---------------------------------------------------------------------------------------------------------
@@ -113,6 +137,11 @@ def mask_sum(m: int) -> int:
     return sum(value(c) for c in bits(m))
 
 
+def popcount(m: int) -> int:
+    """Number of cards in a mask."""
+    return bin(m).count("1")
+
+
 def k10_order(m: int) -> list[int]:
     """Cards of a group bottom to top (K10): higher rank underneath; equal ranks S, H, D, C."""
     return sorted(bits(m), key=lambda c: (-(c >> 2), c & 3))
@@ -162,13 +191,14 @@ class _State:
         self.loose = loose                  # mask
         self.builds = builds                # {value: (owner, tuple of group masks oldest first)}
         self.piles = piles                  # tuple of tuples, bottom to top
-        self.stock = stock                  # tuple of cards in dealing order
+        self.stock = stock                  # tuple of cards in dealing (3p-stock: refill) order
         self.last_capturer = last_capturer  # seat or None
         self.over = over
 
 
 def _hash(st: _State) -> int:
-    """H of ENGINE.md, from scratch (to_move, deal, stock and over are not part of it)."""
+    """H of ENGINE.md, from scratch (to_move, deal, stock and over are not part of it).  Hand terms
+    Z(1, s, c, 0) and pile terms Z(5, s, i, c) for every seat s, so the same formula serves 2 and 3 seats."""
     h = 0
     for s, hm in enumerate(st.hands):
         for c in bits(hm):
@@ -190,10 +220,28 @@ def _hash(st: _State) -> int:
 # ---------------------------------------------------------------------------------------------------------
 # JSON <-> internal
 # ---------------------------------------------------------------------------------------------------------
+def _check_k16_fields(d: dict, F: dict) -> None:
+    """ENGINE.md "Three players": ``promises`` (one list per seat) and ``decision`` are optional on input.  3p
+    has no partners (K15's rebuild needs one) and no decisions besides card plays, so the lists must be empty
+    and the decision null; anything else is rejected rather than silently dropped."""
+    if not F["k16_fields"]:
+        return
+    promises = d.get("promises")
+    if promises is not None and (len(promises) != F["seats"] or any(promises)):
+        raise ValueError("promises: one empty list per seat in a 3p format")
+    if d.get("decision") is not None:
+        raise ValueError("decision: must be null in a 3p format")
+
+
 def _from_json(d: dict) -> _State:
+    """Internal position of a JSON state (ENGINE.md "JSON state format")."""
     fmt = d["format"]
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
+    F = FORMATS[fmt]
+    if len(d["hands"]) != F["seats"] or len(d["piles"]) != F["seats"]:
+        raise ValueError(f"{fmt}: one hand and one pile for each of {F['seats']} seats")
+    _check_k16_fields(d, F)
     hands = tuple(mask_of(parse_card(c) for c in h) for h in d["hands"])
     table = d.get("table", {})
     loose = mask_of(parse_card(c) for c in table.get("loose", []))
@@ -214,7 +262,9 @@ def _from_json(d: dict) -> _State:
 
 
 def _to_json(st: _State) -> dict:
-    return {
+    """JSON state (ENGINE.md).  1v1 output is exactly as before; 3p adds ``promises`` (always empty, no
+    partners) and ``decision`` (always null) after ``last_capturer``."""
+    d = {
         "format": st.fmt,
         "deal": st.deal,
         "to_move": st.to_move,
@@ -231,79 +281,131 @@ def _to_json(st: _State) -> dict:
         "piles": [[card_name(c) for c in p] for p in st.piles],
         "stock": [card_name(c) for c in st.stock],
         "last_capturer": st.last_capturer,
-        "over": bool(st.over),
     }
+    if FORMATS[st.fmt]["k16_fields"]:
+        d["promises"] = [[] for _ in st.hands]
+        d["decision"] = None
+    d["over"] = bool(st.over)
+    return d
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Deal (K14, ENGINE.md deal stream)
+# Deal (K14, K16; ENGINE.md deal stream)
 # ---------------------------------------------------------------------------------------------------------
-def _initial(fmt: str, game_seed: int) -> _State:
-    F = FORMATS[fmt]
-    n = F["deck"]
+def _shuffled_deck(n: int, game_seed: int) -> list[int]:
+    """ENGINE.md "Randomness": deal stream of state g; deck in card-index order, Fisher-Yates from the end."""
     rng = SplitMix64(game_seed)
     deck = list(range(n))
     for i in range(n - 1, 0, -1):
         j = rng.next() % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    k = F["hand"]
-    seats = F["seats"]
-    hands = tuple(mask_of(deck[s * k:(s + 1) * k]) for s in range(seats))
-    stock = tuple(deck[seats * k:])
-    # K1: no table cards at the start of a 1v1 game; seat 0 leads (K14).
-    return _State(fmt, 1, 0, hands, 0, {}, tuple(() for _ in range(seats)), stock, None, False)
+    return deck
 
 
-def initial_state(fmt: str, game_seed: int) -> dict:
-    return _to_json(_initial(fmt, game_seed))
+def _check_leader(F: dict, leader: int) -> None:
+    """The leader must be a seat; 1v1 is always led by seat 0 (K14: seat 0 leads both deals; seats rotate
+    between games in the simulator, never in the rules).  In 3p any seat may lead (P8, P10)."""
+    if leader not in range(F["seats"]):
+        raise ValueError(f"leader {leader!r} is not a seat")
+    if leader != 0 and not F["any_leader"]:
+        raise ValueError("1v1: seat 0 leads both deals (K14)")
+
+
+def _initial(fmt: str, game_seed: int, leader: int = 0) -> _State:
+    """The dealt position.  From the deck order d: the first ``loose_start`` cards are loose (none in 1v1,
+    K1; d[0] in 3p, K16), then ``hand`` cards per seat in seat order (1v1: d[0..9], d[10..19], K14; 3p:
+    d[1..13], d[14..26], d[27..39]; 3p-stock: d[1..3], d[4..6], d[7..9]), the rest is the stock in dealing
+    (3p-stock: refill) order.  ``leader`` moves first (K14: seat 0 in 1v1; P8/P10 in 3p)."""
+    F = FORMATS[fmt]
+    _check_leader(F, leader)
+    deck = _shuffled_deck(F["deck"], game_seed)
+    k, seats, start = F["hand"], F["seats"], F["loose_start"]
+    loose = mask_of(deck[:start])
+    hands = tuple(mask_of(deck[start + s * k:start + (s + 1) * k]) for s in range(seats))
+    stock = tuple(deck[start + seats * k:])
+    return _State(fmt, 1, leader, hands, loose, {}, tuple(() for _ in range(seats)), stock, None, False)
+
+
+def initial_state(fmt: str, game_seed: int, leader: int = 0) -> dict:
+    """JSON of the dealt position of ``game_seed``, ``leader`` to move (1v1: seat 0 only, K14)."""
+    return _to_json(_initial(fmt, game_seed, leader))
 
 
 def state_hash(state: dict) -> int:
+    """Position hash H (ENGINE.md "Position hash and move keys")."""
     return _hash(_from_json(state))
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Successor: turn passing, next deal, K12 sweep (ENGINE.md "successor")
+# Successor: refill, turn passing, next deal, K12 sweep (ENGINE.md "successor", "Three players")
 # ---------------------------------------------------------------------------------------------------------
-def _advance(after: _State) -> _State:
+def next_seat(fmt: str, seat: int) -> int:
+    """The seat that plays after ``seat``: 1v1 turns alternate (K14); 3p A -> C -> B -> A, i.e. seat s is
+    followed by (s + 2) % 3 (K16, P8)."""
+    order = FORMATS[fmt]["order"]
+    return order[(order.index(seat) + 1) % len(order)]
+
+
+def _refill(F: dict, hands: tuple, stock: tuple, mover) -> tuple[tuple, tuple]:
+    """K16 (``khasino-3p-stock``): after his turn the player who acted, and only he, draws from the front of
+    the stock until he holds ``refill`` cards or the stock is empty.  Other formats: unchanged (1v1 deals
+    are K14's, made when both hands are empty)."""
+    if F["refill"] is None or mover is None:
+        return hands, stock
+    n = max(0, F["refill"] - popcount(hands[mover]))
+    drawn = mask_of(stock[:n])
+    hands = tuple((h | drawn) if s == mover else h for s, h in enumerate(hands))
+    return hands, stock[n:]
+
+
+def _next_deal(after: _State) -> _State:
+    """K14 / RULES.md "Deal": stock[0..9] to seat 0, stock[10..19] to seat 1; seat 0 leads; table untouched."""
     F = FORMATS[after.fmt]
-    n0 = bin(after.hands[0]).count("1")
-    n1 = bin(after.hands[1]).count("1")
-    hands, stock, deal = after.hands, after.stock, after.deal
-    builds, loose, piles, lc = after.builds, after.loose, after.piles, after.last_capturer
-    if n0 or n1:
-        # Seat 0 leads each deal and turns alternate: after seat 0 plays it holds one card fewer than seat 1.
-        return _State(after.fmt, deal, 1 if n0 < n1 else 0, hands, loose, builds, piles, stock, lc, False)
-    if stock:
-        # K14 / RULES "Deal": stock[0..9] to seat 0, stock[10..19] to seat 1; seat 0 leads; table untouched.
-        k = F["hand"]
-        seats = F["seats"]
-        hands = tuple(mask_of(stock[s * k:(s + 1) * k]) for s in range(seats))
-        return _State(after.fmt, deal + 1, 0, hands, loose, builds, piles, stock[seats * k:], lc, False)
-    # K12 end sweep (RULES "End sweep"): builds by ascending value (groups oldest first, each group K10),
-    # then the loose cards as one group (K10), on top of the receiver's pile.
+    k, seats, stock = F["hand"], F["seats"], after.stock
+    hands = tuple(mask_of(stock[s * k:(s + 1) * k]) for s in range(seats))
+    return _State(after.fmt, after.deal + 1, 0, hands, after.loose, after.builds, after.piles,
+                  stock[seats * k:], after.last_capturer, False)
+
+
+def _end_sweep(after: _State, hands: tuple, stock: tuple) -> _State:
+    """K12 end sweep (RULES.md "End sweep"): builds by ascending value (groups oldest first, each group K10),
+    then the loose cards as one group (K10), on top of the last capturer's pile.  P2: nobody captured in
+    the whole match -> the player who played the last card, i.e. the mover of this last move (in 1v1 always
+    seat 1: seat 0 leads both deals and both seats play all their cards)."""
     swept = []
-    for v in sorted(builds):
-        for m in builds[v][1]:
+    for v in sorted(after.builds):
+        for m in after.builds[v][1]:
             swept.extend(k10_order(m))
-    swept.extend(k10_order(loose))
-    if lc is not None:
-        receiver = lc
-    else:
-        # P2: nobody captured in the whole game -> the player who played the last card.  Seat 0 leads and
-        # both seats play all their cards, so in 1v1 the last card is always played by seat 1.
-        receiver = 1
-    new_lc = lc
+    swept.extend(k10_order(after.loose))
+    lc, piles = after.last_capturer, after.piles
+    receiver = lc
+    if receiver is None:  # P2 (a finished state has no mover: the last seat in turn order, 1v1 seat 1)
+        receiver = after.to_move if after.to_move is not None else FORMATS[after.fmt]["order"][-1]
     if swept:
         piles = tuple((p + tuple(swept)) if s == receiver else p for s, p in enumerate(piles))
-        if new_lc is None:
-            # Reading: under P2 the receiver is recorded as last capturer, so that the final state keeps the
-            # ENGINE.md invariant "last_capturer is null exactly when every pile is empty".
-            new_lc = receiver
-    return _State(after.fmt, deal, None, hands, 0, {}, piles, stock, new_lc, True)
+        # Reading: under P2 the receiver is recorded as last capturer, so that the final state keeps the
+        # ENGINE.md invariant "last_capturer is null exactly when every pile is empty".
+        lc = receiver
+    return _State(after.fmt, after.deal, None, hands, 0, {}, piles, stock, lc, True)
+
+
+def _advance(after: _State) -> _State:
+    """Successor of the position right after a move (``after.to_move`` is still the mover): the mover's K16
+    refill (3p-stock); then, while any hand holds cards, the turn passes to the next seat in turn order
+    (K14 alternate; K16/P8 A -> C -> B); all hands empty with stock left: the next 1v1 deal (K14); all hands
+    empty and no stock: the K12 sweep, ``to_move`` null, ``over`` true."""
+    F = FORMATS[after.fmt]
+    hands, stock = _refill(F, after.hands, after.stock, after.to_move)
+    if any(hands):
+        return _State(after.fmt, after.deal, next_seat(after.fmt, after.to_move), hands, after.loose,
+                      after.builds, after.piles, stock, after.last_capturer, False)
+    if stock:
+        return _next_deal(after)
+    return _end_sweep(after, hands, stock)
 
 
 def advance(after: dict) -> dict:
+    """JSON successor of a position right after a move (``to_move`` = the seat that just moved)."""
     return _to_json(_advance(_from_json(after)))
 
 
@@ -392,234 +494,312 @@ def _loose_collections(V, avail, sub):
     return out
 
 
-def _collections(V, avail, top, reserved, sub):
+class _Collections:
     """Collections of disjoint groups of sum V made of loose cards (within ``avail``) and opponent pile cards.
 
-    K8: each group holds at most one pile card, and the pile cards used are exactly the top k (``top[0]`` is
-    the exposed card; using it exposes ``top[1]``, ...), each in a different group.  ``reserved`` is a pile
-    depth already used by another group of the move (the played card's group), or None.  A group may be a
-    single pile card (P4); whether the move as a whole is grounded is checked by the caller.
+    K8 with any number of opponents: from EACH opponent pile (``tops[j]``, exposed card first) a move uses
+    its top k_j cards in order (k_j >= 0), each card of one pile in a different group (two covered cards
+    never complete one group); cards of two different piles may share a group; the mover's own pile is never
+    in ``tops``.  A group may be pile cards alone (P4): whether the move as a whole is grounded (K4, K5) is
+    the caller's check.  With ``seed`` (the played card's value, for a build or load) the played card's
+    group is part of each collection: ``groups[0]``, given without the played card (empty when seed == V).
 
-    Returns a list of (groups, loose_left, k) with groups a list of (loose_mask, depth_or_None).
-    No cap is needed on the pile depth: every used depth needs its own group, and the recursion dies at the
-    first depth that cannot be placed, so it never goes deeper than the number of disjoint groups of sum V.
-    """
-    out = []
-    n = len(top)
+    ``out`` lists (groups, loose_left, ks): groups are card masks, ks the cards used from each pile.  Each
+    collection is made once: pile cards are placed pile by pile, top down, each into an earlier group
+    holding no card of its pile or into a new group; then the groups short of V are completed with loose
+    cards; then any loose-only groups are added.  Groups in the making are (mask, sum, piles bit mask)."""
 
-    def tier(d, av, acc):
-        if reserved is not None and d == reserved:
-            tier(d + 1, av, acc)
+    def __init__(self, V: int, avail: int, tops: list, sub: dict, seed=None):
+        self.V, self.avail, self.tops, self.sub = V, avail, tops, sub
+        self.n_loose = popcount(avail)
+        self.caps = []   # a used pile card is worth at most V: the usable prefix of each pile
+        for top in tops:
+            k = 0
+            while k < len(top) and value(top[k]) <= V:
+                k += 1
+            self.caps.append(k)
+        self.fits_memo = {}
+        self.out = []
+        start = [(0, seed, 0)] if seed is not None else []
+        if any(self.caps):
+            self.place(0, 0, start, ())
+        else:
+            self.finish(start, (0,) * len(tops))
+
+    def place(self, j, d, groups, ks) -> None:
+        """Pile j at depth d: stop here (k_j = d), or put its card d into a group holding no card of pile j."""
+        if j == len(self.tops):
+            self.finish(groups, ks)
             return
-        if reserved is None or d > reserved:
-            # stop using the pile here: k = d cards used (depths 0..d-1), then any loose-only groups
-            for groups, left in _loose_collections(V, av, sub):
-                out.append((acc + [(S, None) for S in groups], left, d))
-        if d < n:
-            need = V - value(top[d])
-            if need >= 0:
-                for S in sub.get(need, ()):
-                    if (S & av) == S:
-                        tier(d + 1, av & ~S, acc + [(S, d)])
+        if self.hopeless(groups, j, d):
+            return
+        self.place(j + 1, 0, groups, ks + (d,))
+        if d >= self.caps[j]:
+            return
+        c = self.tops[j][d]
+        v = value(c)
+        for i in range(len(groups) + 1):
+            if i == len(groups):
+                ng = groups + [(1 << c, v, 1 << j)]
+            else:
+                gm, gs, gp = groups[i]
+                if gp >> j & 1 or gs + v > self.V:
+                    continue
+                ng = groups[:i] + [(gm | 1 << c, gs + v, gp | 1 << j)] + groups[i + 1:]
+            self.place(j, d + 1, ng, ks)
 
-    tier(0, avail, [])
-    return out
+    def future(self, i, j, d):
+        """The cards of pile i that may still be used while pile j is at depth d (piles before j are done)."""
+        return self.tops[i][d:self.caps[i]] if i == j else self.tops[i][:self.caps[i]]
+
+    def hopeless(self, groups, j, d) -> bool:
+        """Prune (cuts no move).  Every group still short of V at the end needs its own loose cards.  A short
+        group that can take a card of one more pile only is completed by pile cards alone only with a card
+        of that pile worth exactly its shortfall, distinct for distinct groups; one that can take no more
+        pile cards needs its loose cards now."""
+        V = self.V
+        short = [(gs, gp) for _gm, gs, gp in groups if gs < V]
+        if not short:
+            return False
+        closed, single, several = [], {}, 0
+        for gs, gp in short:
+            sources = [i for i in range(j, len(self.tops)) if not gp >> i & 1 and self.future(i, j, d)]
+            if not sources:
+                closed.append(V - gs)
+            elif len(sources) == 1:
+                single[sources[0], V - gs] = single.get((sources[0], V - gs), 0) + 1
+            else:
+                several += 1
+        completable = several + sum(min(n, sum(1 for c in self.future(i, j, d) if value(c) == need))
+                                    for (i, need), n in single.items())
+        return len(short) - completable > self.n_loose or not self.fits(tuple(sorted(closed)))
+
+    def fits(self, needs: tuple) -> bool:
+        """Whether disjoint loose cards of ``avail`` can make up each of the shortfalls ``needs`` (memoised)."""
+        if needs not in self.fits_memo:
+            def rec(i, av):
+                return i == len(needs) or any((S & av) == S and rec(i + 1, av & ~S)
+                                              for S in self.sub.get(needs[i], ()))
+            ok = len(needs) <= self.n_loose and rec(0, self.avail)
+            self.fits_memo[needs] = ok
+        return self.fits_memo[needs]
+
+    def finish(self, groups, ks) -> None:
+        """Complete every group short of V with disjoint loose cards, then add loose-only groups."""
+        V, sub = self.V, self.sub
+
+        def fill(i, av, masks):
+            if i == len(groups):
+                self.out.extend((masks + extra, left, ks) for extra, left in _loose_collections(V, av, sub))
+                return
+            gm, gs, _gp = groups[i]
+            if gs == V:
+                fill(i + 1, av, masks + [gm])
+                return
+            for S in sub.get(V - gs, ()):
+                if (S & av) == S:
+                    fill(i + 1, av & ~S, masks + [gm | S])
+
+        fill(0, self.avail, [])
 
 
-def _group_mask(S, d, top):
-    return S if d is None else (S | (1 << top[d]))
+def _collections(V: int, avail: int, tops: list, sub: dict, seed=None) -> list:
+    """(groups, loose_left, ks) for every collection of groups of sum V (see ``_Collections``)."""
+    return _Collections(V, avail, tops, sub, seed).out
 
 
-def _generate(st: _State) -> list[RefMove]:
-    F = FORMATS[st.fmt]
-    p = st.to_move
-    q = 1 - p
-    hand = st.hands[p]
-    loose = st.loose
-    builds = st.builds
-    sub = _subsets_by_sum(bits(loose))
-    opp_pile = st.piles[q]
-    top = list(reversed(opp_pile)) if F["pile_cards"] else []   # top[0] = exposed card (K8)
-    owned = {v for v, (o, _gs) in builds.items() if o == p}
-    loose_vals = {value(c) for c in bits(loose)}
-    h_before = _hash(st)
-    moves: dict[int, RefMove] = {}
+class _Gen:
+    """Move generation for one position (K3-K11).  ``card`` emits every move of one hand card; ``moves``
+    keeps one move per resulting position (P7: equal keys are equal moves)."""
 
-    def make(c, *, new_loose, new_builds, k, captured=None):
-        """Position right after the move. captured: list of cards for the mover's pile (capture) or None."""
+    def __init__(self, st: _State):
+        self.st = st
+        self.F = FORMATS[st.fmt]
+        self.p = st.to_move
+        self.loose = st.loose
+        self.builds = st.builds
+        self.sub = _subsets_by_sum(bits(st.loose))
+        # K8: the piles of every opponent, never the mover's own (no teammates in 1v1 or 3p); tops[j][0] is
+        # the exposed card of seat opps[j]'s pile.
+        self.opps = [q for q in range(self.F["seats"]) if q != self.p] if self.F["pile_cards"] else []
+        self.tops = [tuple(reversed(st.piles[q])) for q in self.opps]
+        self.no_piles = (0,) * len(self.opps)
+        self.owned = {v for v, (o, _gs) in st.builds.items() if o == self.p}
+        self.h_before = _hash(st)
+        self.moves: dict[int, RefMove] = {}
+
+    # ----------------------------------------------------------------------------- making positions
+    def make(self, c, new_loose, new_builds, ks, captured=None) -> _State:
+        """Position right after playing c: ``ks`` cards taken from the top of each opponent pile (K8);
+        ``captured`` (capture only) goes on the mover's pile, who becomes the last capturer."""
+        p, st = self.p, self.st
         hands = tuple((h & ~(1 << c)) if s == p else h for s, h in enumerate(st.hands))
         piles = list(st.piles)
-        if k:
-            piles[q] = piles[q][:len(piles[q]) - k]
+        for q, k in zip(self.opps, ks):
+            if k:
+                piles[q] = piles[q][:len(piles[q]) - k]
         lc = st.last_capturer
         if captured is not None:
             piles[p] = piles[p] + tuple(captured)
             lc = p
         return _State(st.fmt, st.deal, p, hands, new_loose, new_builds, tuple(piles), st.stock, lc, False)
 
-    def emit(c, kind, after):
-        key = _hash(after) ^ h_before
-        if key not in moves:  # P7: one move per resulting position (equal keys = equal moves)
-            moves[key] = RefMove(c, kind, key, after, st, p)
+    def emit(self, c, kind, after) -> None:
+        """Record a move; its key is H(after) ^ H(before) (ENGINE.md); one move per key (P7)."""
+        key = _hash(after) ^ self.h_before
+        if key not in self.moves:
+            self.moves[key] = RefMove(c, kind, key, after, self.st, self.p)
 
-    def with_followups(c, kind, *, new_loose, base_builds, new_groups, k, captured=None):
-        """Apply K9/P5 follow-ups (khasino only): any collection of disjoint loose-only groups, each added to
-        a build the mover owns after the main action, of that build's value.  ``new_groups``: {value: [masks]}
-        the main action adds to existing/created builds; a build's new groups of this move are sorted
-        together (RULES "Build groups")."""
-        owned_after = sorted(v for v, (o, _g) in base_builds.items() if o == p)
-        follow = [([], new_loose)]
-        if F["followups"] and owned_after and new_loose:
-            cands = [(S, W) for W in owned_after for S in sub.get(W, ()) if S and (S & new_loose) == S]
-            follow = []
+    def followup_sets(self, new_loose, base_builds) -> list:
+        """K9/P5 (khasino family only): every collection of disjoint loose-only groups, each added to a build
+        the mover owns after the main action, of that build's value; with the loose cards left."""
+        owned_after = sorted(v for v, (o, _g) in base_builds.items() if o == self.p)
+        if not (self.F["followups"] and owned_after and new_loose):
+            return [([], new_loose)]
+        cands = [(S, W) for W in owned_after for S in self.sub.get(W, ()) if S and (S & new_loose) == S]
+        out = []
 
-            def rec(i, av, acc):
-                follow.append((acc, av))
-                for j in range(i, len(cands)):
-                    S, W = cands[j]
-                    if (S & av) == S:
-                        rec(j + 1, av & ~S, acc + [(S, W)])
+        def rec(i, av, acc):
+            out.append((acc, av))
+            for j in range(i, len(cands)):
+                S, W = cands[j]
+                if (S & av) == S:
+                    rec(j + 1, av & ~S, acc + [(S, W)])
 
-            rec(0, new_loose, [])
-        for extra, left in follow:
+        rec(0, new_loose, [])
+        return out
+
+    def with_followups(self, c, kind, new_loose, base_builds, new_groups, ks, captured=None) -> None:
+        """Emit the main action and each of its follow-up variants.  ``new_groups``: {value: [masks]} the main
+        action adds to builds; a build's new groups of one move are appended sorted together, larger mask
+        first (RULES.md "Build groups")."""
+        for extra, left in self.followup_sets(new_loose, base_builds):
             add = {W: list(ms) for W, ms in new_groups.items()}
             for S, W in extra:
                 add.setdefault(W, []).append(S)
             nb = dict(base_builds)
             for W, ms in add.items():
                 o, gs = nb[W]
-                nb[W] = (o, gs + tuple(sorted(ms, reverse=True)))  # canonical order: larger mask first
-            emit(c, kind, make(c, new_loose=left, new_builds=nb, k=k, captured=captured))
+                nb[W] = (o, gs + tuple(sorted(ms, reverse=True)))
+            self.emit(c, kind, self.make(c, left, nb, ks, captured))
 
-    def played_group_options(c, V, avail):
-        """The played card's group for a build/load of value V: c + loose cards + at most one pile card.
-        Alone when value(c) == V (K5/K6)."""
-        need = V - value(c)
-        opts = []
-        if need == 0:
-            return [(0, None)]
-        for S in sub.get(need, ()):
-            if (S & avail) == S:
-                opts.append((S, None))
-        for d in range(len(top)):
-            pv2 = value(top[d])
-            if pv2 <= need:
-                for S in sub.get(need - pv2, ()):
-                    if (S & avail) == S:
-                        opts.append((S, d))
-        return opts
-
-    for c in bits(hand):
+    # ----------------------------------------------------------------------------- the five kinds
+    def captures(self, c, last_committed) -> None:
+        """K4: the played card takes a build of its value (whole) and/or groups of its value from loose and
+        exposed pile cards (K8), at least one table unit (table-grounded); pile order K10.  P1: the last
+        committed card only in a capture that takes its build."""
         pv = value(c)
-        cbit = 1 << c
-        rest_vals = {value(x) for x in bits(hand & ~cbit)}
-        # P1: owning a build of W, the last W card may only be played in a capture that takes that build.
-        last_committed = pv in owned and pv not in rest_vals
-
-        # ---------------- K4 capture ----------------
-        b_opts = [False] + ([True] if pv in builds else [])
-        for take_b in b_opts:
+        for take_b in ([False, True] if pv in self.builds else [False]):
             if last_committed and not take_b:
-                continue  # P1
-            for groups, left, k in _collections(pv, loose, top, None, sub):
-                if not take_b and not groups:
-                    continue  # a capture takes a non-empty set of units
-                if not take_b and not any(S for S, _d in groups):
-                    continue  # K4 table-grounded: a loose card or a build, never pile cards alone
+                continue
+            for groups, left, ks in _collections(pv, self.loose, self.tops, self.sub):
+                if not take_b and not any(g & self.loose for g in groups):
+                    continue  # non-empty and K4 table-grounded: never pile cards alone
+                nb = dict(self.builds)
                 captured = []
-                nb = dict(builds)
                 if take_b:
-                    _o, gs = nb.pop(pv)
-                    for m in gs:                       # K10: build's groups oldest first, each K10
+                    for m in nb.pop(pv)[1]:            # K10: build's groups oldest first, each K10
                         captured.extend(k10_order(m))
-                gms = sorted((_group_mask(S, d, top) for S, d in groups), reverse=True)
-                for m in gms:                          # other groups in canonical order (larger mask first)
+                for m in sorted(groups, reverse=True):  # other groups in canonical order (larger mask first)
                     captured.extend(k10_order(m))
                 captured.append(c)                     # the played card on top (K10)
-                with_followups(c, "capture", new_loose=left, base_builds=nb, new_groups={}, k=k,
-                               captured=captured)
+                self.with_followups(c, "capture", left, nb, {}, ks, captured)
 
+    def new_builds(self, c, rest_vals) -> None:
+        """K5: a new build of value V (no build of V yet, K2) holding a V card after the play: the played card's
+        group (alone when its value is V) plus other groups; at least one loose card, pile cards never
+        alone (K8, P4).  P6: a durban player owning a build makes no other."""
+        if self.F["max_builds"] is not None and len(self.owned) >= self.F["max_builds"]:
+            return
+        for V in range(value(c), 11):
+            if V in self.builds or V not in rest_vals:
+                continue
+            for groups, left, ks in _collections(V, self.loose, self.tops, self.sub, seed=value(c)):
+                if not any(g & self.loose for g in groups):
+                    continue
+                nb = dict(self.builds)
+                nb[V] = (self.p, ())
+                self.with_followups(c, "build", left, nb, {V: [groups[0] | 1 << c] + groups[1:]}, ks)
+
+    def loads(self, c, rest_vals) -> None:
+        """K6: complete groups of V (the played card in one) added to any build of V, the mover still holding a
+        V card; the owner does not change; grounded by the build (P4)."""
+        for V in sorted(self.builds):
+            if V < value(c) or V not in rest_vals:
+                continue
+            for groups, left, ks in _collections(V, self.loose, self.tops, self.sub, seed=value(c)):
+                new = [groups[0] | 1 << c] + groups[1:]
+                self.with_followups(c, "load", left, dict(self.builds), {V: new}, ks)
+
+    def changes(self, c, rest_vals) -> None:
+        """K7: raise an opponent's simple build to a new value <= 10 that no build has, the mover holding a card
+        of it; it stays simple and passes to the mover."""
+        for V in sorted(self.builds):
+            o, gs = self.builds[V]
+            if o == self.p or len(gs) != 1:
+                continue  # opponent's simple build only (no teammates in 1v1 or 3p)
+            if self.F["change"] == "two_card_alone":
+                if popcount(gs[0]) == 2:  # khasino: two-card build, played card alone
+                    self.change_to(c, V, gs[0] | 1 << c, 0, self.no_piles, rest_vals, followups=True)
+            elif not self.owned:  # durban (P6: the owner of a build may not change), optional extra cards
+                for T, tv, ks in self.exposed_choices(10 - V - value(c)):
+                    for extra in range(10 - V - value(c) - tv + 1):
+                        for S in self.sub.get(extra, ()):
+                            self.change_to(c, V, gs[0] | 1 << c | S | T, S, ks, rest_vals, followups=False)
+
+    def exposed_choices(self, room) -> list:
+        """A change has one group, so it uses at most the exposed card of each opponent pile (K8): every such
+        choice with sum <= room, as (mask, sum, ks)."""
+        out = [(0, 0, self.no_piles)]
+        for j, top in enumerate(self.tops):
+            if top:
+                c, v = top[0], value(top[0])
+                out += [(m | 1 << c, s + v, ks[:j] + (1,) + ks[j + 1:]) for m, s, ks in out if s + v <= room]
+        return out
+
+    def change_to(self, c, V, group, used_loose, ks, rest_vals, followups) -> None:
+        """The change of build V into a simple build made of ``group`` (old group + added cards), if legal."""
+        nv = mask_sum(group)
+        if nv > 10 or nv in self.builds or nv not in rest_vals:
+            return
+        nb = dict(self.builds)
+        del nb[V]
+        nb[nv] = (self.p, (group,))
+        if followups:
+            self.with_followups(c, "change", self.loose & ~used_loose, nb, {}, ks)
+        else:
+            self.emit(c, "change", self.make(c, self.loose & ~used_loose, nb, ks))
+
+    def trail(self, c) -> None:
+        """K11: the card becomes loose.  khasino family: not when a loose card or build of its value is on the
+        table; 1v1 khasino only: not in the first deal while owning a build."""
+        pv = value(c)
+        if self.F["trail_same_value"] and (any(value(x) == pv for x in bits(self.loose)) or pv in self.builds):
+            return
+        if self.F["no_trail_owning_deal1"] and self.st.deal == 1 and self.owned:
+            return
+        self.emit(c, "trail", self.make(c, self.loose | 1 << c, dict(self.builds), self.no_piles))
+
+    def card(self, c) -> None:
+        """Every move playing hand card c."""
+        rest_vals = {value(x) for x in bits(self.st.hands[self.p] & ~(1 << c))}
+        # P1: owning a build of W, the last W card may only be played in a capture that takes that build.
+        last_committed = value(c) in self.owned and value(c) not in rest_vals
+        self.captures(c, last_committed)
         if last_committed:
-            continue  # P1: no build, load, change or trail with the last committed card
+            return
+        self.new_builds(c, rest_vals)
+        self.loads(c, rest_vals)
+        self.changes(c, rest_vals)
+        self.trail(c)
 
-        # ---------------- K5 build ----------------
-        may_build = not (F["max_builds"] is not None and len(owned) >= F["max_builds"])  # P6 (durban)
-        if may_build:
-            for V in range(pv, 11):
-                if V in builds:
-                    continue  # K2: a group of an existing build's value is a load, not a new build
-                if V not in rest_vals:
-                    continue  # K5: still hold a card of value V after the play
-                for S0, d0 in played_group_options(c, V, loose):
-                    pg = _group_mask(S0, d0, top) | cbit
-                    for groups, left, k in _collections(V, loose & ~S0, top, d0, sub):
-                        if not S0 and not any(S for S, _d in groups):
-                            continue  # K5: at least one loose card (pile cards never alone)
-                        nb = dict(builds)
-                        nb[V] = (p, ())
-                        new = [pg] + [_group_mask(S, d, top) for S, d in groups]
-                        with_followups(c, "build", new_loose=left, base_builds=nb, new_groups={V: new}, k=k)
 
-        # ---------------- K6 load ----------------
-        for V in sorted(builds):
-            if V < pv or V not in rest_vals:
-                continue  # played card inside a group of V; K6 still hold a V card after the play
-            for S0, d0 in played_group_options(c, V, loose):
-                pg = _group_mask(S0, d0, top) | cbit
-                for groups, left, k in _collections(V, loose & ~S0, top, d0, sub):
-                    new = [pg] + [_group_mask(S, d, top) for S, d in groups]
-                    # any build may be loaded; the owner does not change (grounded by the build, P4)
-                    with_followups(c, "load", new_loose=left, base_builds=dict(builds), new_groups={V: new}, k=k)
-
-        # ---------------- K7 change ----------------
-        if F["change"] == "two_card_alone":
-            for V in sorted(builds):
-                o, gs = builds[V]
-                if o == p or len(gs) != 1 or bin(gs[0]).count("1") != 2:
-                    continue  # opponent's simple two-card build only
-                nv = V + pv
-                if nv > 10 or nv in builds or nv not in rest_vals:
-                    continue
-                nb = dict(builds)
-                del nb[V]
-                nb[nv] = (p, (gs[0] | cbit,))  # stays simple: old group + played card; owner = changer
-                with_followups(c, "change", new_loose=loose, base_builds=nb, new_groups={}, k=0)
-        elif F["change"] == "simple_plus" and not owned:  # P6: durban owner of a build may not change
-            for V in sorted(builds):
-                o, gs = builds[V]
-                if o == p or len(gs) != 1:
-                    continue  # opponent's simple build only
-                room = 10 - V - pv
-                if room < 0:
-                    continue
-                opts = []   # (added loose mask, pile depth or None); a change has one group: <= 1 pile card
-                for extra in range(room + 1):
-                    for S in sub.get(extra, ()):
-                        opts.append((S, None, extra))
-                if top and value(top[0]) <= room:
-                    tv = value(top[0])
-                    for extra in range(room - tv + 1):
-                        for S in sub.get(extra, ()):
-                            opts.append((S, 0, extra + tv))
-                for S, d, extra in opts:
-                    nv = V + pv + extra
-                    if nv in builds or nv not in rest_vals:
-                        continue
-                    nb = dict(builds)
-                    del nb[V]
-                    nb[nv] = (p, (gs[0] | cbit | _group_mask(S, d, top),))
-                    emit(c, "change", make(c, new_loose=loose & ~S, new_builds=nb, k=0 if d is None else 1))
-
-        # ---------------- K11 trail ----------------
-        ok = True
-        if F["trail_same_value"] and (pv in loose_vals or pv in builds):
-            ok = False
-        if F["no_trail_owning_deal1"] and st.deal == 1 and owned:
-            ok = False
-        if ok:
-            emit(c, "trail", make(c, new_loose=loose | cbit, new_builds=dict(builds), k=0))
-
-    return list(moves.values())
+def _generate(st: _State) -> list[RefMove]:
+    """Distinct legal moves of the seat to move (P7)."""
+    g = _Gen(st)
+    for c in bits(st.hands[st.to_move]):
+        g.card(c)
+    return list(g.moves.values())
 
 
 def _legal(st: _State) -> list[RefMove]:
@@ -649,9 +829,25 @@ def fallback_move(state: dict) -> RefMove:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Scoring (K13)
+# Scoring (K13 1v1; K16/P9 3p) and the series leader (K16/P10)
 # ---------------------------------------------------------------------------------------------------------
-def _score_piles(piles) -> list[dict]:
+def _award_majority(out: list, field: str, pts: int) -> None:
+    """K13: ``pts`` to the seat with most ``field``; split 1-1 on a (1v1) tie."""
+    best = max(s[field] for s in out)
+    leaders = [s for s in out if s[field] == best]
+    for s in out:
+        if s[field] != best:
+            s["most_" + field] = 0
+        elif len(leaders) == 1:
+            s["most_" + field] = pts
+        else:
+            s["most_" + field] = pts // 2
+
+
+def _score_piles(piles, fmt: str = "khasino") -> list[dict]:
+    """Per-seat score of the piles.  K13 (1v1): most cards 2, most spades 2, aces 1 each, 2S 1, 10D 2 (11).
+    K16/P9 (3p): only the card points (7); most cards / most spades score nothing (0 here) and only break
+    ties (``winner``)."""
     out = []
     for pile in piles:
         out.append({
@@ -661,33 +857,58 @@ def _score_piles(piles) -> list[dict]:
             "two_spades": 1 if TWO_SPADES in pile else 0,         # points
             "ten_diamonds": 2 if TEN_DIAMONDS in pile else 0,     # points
         })
-
-    def majority(field, pts):
-        best = max(s[field] for s in out)
-        leaders = [s for s in out if s[field] == best]
+    if FORMATS[fmt]["scoring"] == "K16":
         for s in out:
-            if s[field] != best:
-                s["most_" + field] = 0
-            elif len(leaders) == 1:
-                s["most_" + field] = pts
-            else:
-                s["most_" + field] = pts // 2  # 1v1: split 1-1 on a tie
-
-    majority("cards", 2)
-    majority("spades", 2)
+            s["most_cards"] = s["most_spades"] = 0               # P9: tie-breakers only
+    else:
+        _award_majority(out, "cards", 2)
+        _award_majority(out, "spades", 2)
     for s in out:
         s["total"] = s["aces"] + s["two_spades"] + s["ten_diamonds"] + s["most_cards"] + s["most_spades"]
     return out
 
 
 def score(state: dict) -> list[dict]:
-    return _score_piles(_from_json(state).piles)
+    """Per-seat score dicts of a (final) state; ``total`` is the game score (K13: 11 points; P9: 7)."""
+    st = _from_json(state)
+    return _score_piles(st.piles, st.fmt)
+
+
+def winner(fmt: str, scores: list[dict]) -> int:
+    """The winning seat.  K13 (1v1): the higher total (11 points: never a tie).  K16/P9 (3p): most points,
+    then most cards, then most spades, then the holder of 10D.  A tie that survives (impossible for the
+    scores of a finished game) raises ValueError."""
+    if FORMATS[fmt]["scoring"] == "K16":
+        keys = [(s["total"], s["cards"], s["spades"], s["ten_diamonds"]) for s in scores]
+    else:
+        keys = [(s["total"],) for s in scores]
+    best = max(keys)
+    if keys.count(best) > 1:
+        raise ValueError(f"no winner: tied on {best}")
+    return keys.index(best)
+
+
+def series_leader(fmt: str, scores: list[dict], prev_winner: int | None = None) -> int:
+    """K16/P10: the seat that leads the next match of a 3p series: the fewest points (``total``; cards and
+    spades do not break this tie); among tied seats the seat after the previous winner in turn order (P8),
+    which leaves the winner playing last, if it is tied, else the lowest-numbered tied seat.
+    ``prev_winner`` defaults to ``winner(fmt, scores)``.  1v1 has no such rule (K14: seats rotate between
+    games in the simulator), so other formats raise ValueError."""
+    if not FORMATS[fmt]["any_leader"]:
+        raise ValueError(f"{fmt}: no series leader rule (K14: seat 0 leads)")
+    if prev_winner is None:
+        prev_winner = winner(fmt, scores)
+    low = min(s["total"] for s in scores)
+    tied = [seat for seat, s in enumerate(scores) if s["total"] == low]
+    after_winner = next_seat(fmt, prev_winner)
+    return after_winner if after_winner in tied else min(tied)
 
 
 # ---------------------------------------------------------------------------------------------------------
 # Bots (ENGINE.md "Bots")
 # ---------------------------------------------------------------------------------------------------------
 def choose(bot: str, moves: list[RefMove], r: int) -> RefMove:
+    """The built-in bot's choice among ``moves`` for the draw ``r`` (ENGINE.md "Bots")."""
     uniq: dict[int, RefMove] = {}
     for m in moves:
         uniq.setdefault(m.key & M64, m)
@@ -705,8 +926,17 @@ def choose(bot: str, moves: list[RefMove], r: int) -> RefMove:
     return uniq[min(keys, key=lambda k: fmix(k ^ r))]
 
 
-def play_game(fmt: str, game_seed: int, bots=("random", "random")) -> dict:
-    st = _initial(fmt, game_seed)
+def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0) -> dict:
+    """Play one game with the built-in bots (``bots[s]`` plays seat s; default all "random"), ``leader``
+    moving first (1v1: seat 0 only, K14; 3p: any seat, P8/P10).  Every bot decision draws exactly one
+    ``next()`` of the bot stream; a seat without a legal move (never in reachable play) trails its first
+    card without a draw (K11).  Returns the move keys in play order, per-seat scores, the final state, the
+    ``no_move`` count and the winning seat."""
+    F = FORMATS[fmt]
+    bots = tuple(bots) if bots is not None else ("random",) * F["seats"]
+    if len(bots) != F["seats"]:
+        raise ValueError(f"{fmt}: one bot per seat ({F['seats']})")
+    st = _initial(fmt, game_seed, leader)
     rng = SplitMix64(fmix((game_seed & M64) ^ BOT_SALT))   # bot stream; the deal stream is separate
     keys = []
     no_move = 0
@@ -720,4 +950,6 @@ def play_game(fmt: str, game_seed: int, bots=("random", "random")) -> dict:
             m = choose(bots[st.to_move], moves, r)
         keys.append(m.key)
         st = m._result_state()
-    return {"keys": keys, "scores": _score_piles(st.piles), "final": _to_json(st), "no_move": no_move}
+    scores = _score_piles(st.piles, fmt)
+    return {"keys": keys, "scores": scores, "final": _to_json(st), "no_move": no_move,
+            "winner": winner(fmt, scores)}

@@ -19,7 +19,7 @@ import numpy as np
 
 from khasino_sim.kernels import layout as L
 from . import ENGINE_VERSION, __version__, storage
-from .formats import get_format, with_options, options_of
+from .formats import FORMATS, get_format, with_options, options_of
 
 CHUNK = 2000          # games per compiled call: the granularity of progress and of Ctrl-C
 
@@ -38,32 +38,43 @@ class RunSpec:
     rotate: bool = True
     options: dict = field(default_factory=dict)
     shard_size: int = 50_000
+    series: int = 1             # P10: matches per series (1: independent games)
 
     def fmt(self):
         return with_options(get_format(self.format), self.options)
 
     def shards(self):
-        return [(k, start, min(self.shard_size, self.games - start))
-                for k, start in enumerate(range(0, self.games, self.shard_size))]
+        """(shard, first game, games); shards hold whole series (their size is rounded up to a multiple)."""
+        size = -(-self.shard_size // self.series) * self.series
+        return [(k, start, min(size, self.games - start))
+                for k, start in enumerate(range(0, self.games, size))]
+
+    def chunk(self):
+        """Games per compiled call: about CHUNK, whole series."""
+        return max(1, CHUNK // self.series) * self.series
 
     def bot_names(self):
         return sorted(set(self.bots))
 
     def bot_codes(self, start, count):
         """(count, seats) indices into bot_names(): seat s of game i plays bots[(s + i) % seats] when
-        rotating, so every bot plays every seat equally often."""
+        rotating, so every bot plays every seat equally often; in a run of series, seat s of every match of
+        series j plays bots[(s + j) % seats] (the same players keep their seats for a series, P10)."""
         names = self.bot_names()
         codes = np.array([names.index(b) for b in self.bots], dtype=np.int8)
         seats = len(self.bots)
         if not self.rotate:
             return np.tile(codes, (count, 1))
-        idx = (np.arange(start, start + count, dtype=np.int64)[:, None] + np.arange(seats)[None, :]) % seats
+        turn = np.arange(start, start + count, dtype=np.int64) // self.series
+        idx = (turn[:, None] + np.arange(seats)[None, :]) % seats
         return codes[idx]
 
     def identity(self):
-        """What a resumed run must match."""
+        """What a resumed run must match (`series` only when it is used, as runs made before it had none)."""
         d = asdict(self)
         d["bots"] = list(self.bots)
+        if self.series == 1:
+            del d["series"]
         return d
 
 
@@ -91,14 +102,21 @@ def validate(spec):
             raise SimulationError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
     if len(spec.bots) != fmt.seats:
         raise SimulationError(f"{fmt.name} has {fmt.seats} seats: give {fmt.seats} bots, not {len(spec.bots)}")
+    if isinstance(spec.series, bool) or not isinstance(spec.series, int) or spec.series < 1:
+        raise SimulationError(f"a series holds at least 1 match, not {spec.series}")
+    if spec.series > 1 and not fmt.series:
+        with_series = ", ".join(sorted(n for n, f in FORMATS.items() if f.series))
+        raise SimulationError(f"{fmt.name} has no series of matches (P10); --series works with {with_series}")
+    if spec.series > 65535:
+        raise SimulationError("at most 65,535 matches per series")
 
 
 def _meta(spec, shard, start, count, command):
     fmt = spec.fmt()
     return {"engine_version": ENGINE_VERSION, "package_version": __version__, "format": spec.format,
             "rules_hash": fmt.rules_hash(), "rules": options_of(fmt), "root_seed": spec.seed,
-            "bots": list(spec.bots), "rotate": spec.rotate, "shard": shard, "first_game": start,
-            "games": count, "command": command}
+            "bots": list(spec.bots), "rotate": spec.rotate, "series": spec.series, "shard": shard,
+            "first_game": start, "games": count, "command": command}
 
 
 _LOCAL = threading.local()
@@ -126,12 +144,14 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     bot_ids = np.array([BOTS[n] for n in names], dtype=np.int64)
     meta = _meta(spec, shard, start, count, command)
     with storage.ShardWriter(out, shard) as writer:
-        for lo in range(0, count, CHUNK):
+        chunk = spec.chunk()
+        for lo in range(0, count, chunk):
             if stop is not None and stop.is_set():
                 return 0
-            n = min(count - lo, CHUNK)
+            n = min(count - lo, chunk)
             codes = spec.bot_codes(start + lo, n)
-            rows = play_batch(rules, seeds_for(spec.seed, start + lo, n), bot_ids[codes], ws=_LOCAL.ws)
+            rows = play_batch(rules, seeds_for(spec.seed, start + lo, n), bot_ids[codes], ws=_LOCAL.ws,
+                              series=spec.series)
             if rows[:, L.G_OVERFLOW].any():
                 bad = int(start + lo + np.flatnonzero(rows[:, L.G_OVERFLOW])[0])
                 raise RuntimeError(f"game {bad}: a scratch bound was exceeded (never expected: please report it); "
@@ -222,7 +242,7 @@ def _connect_dask(address):
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
              shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
-             command="", log=None):
+             command="", log=None, series=1):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
     Returns the output folder; with out=None the run goes to a temporary folder and a pandas DataFrame
@@ -230,14 +250,14 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     Raises SimulationError on bad input. `log` (a callable) receives progress lines when quiet.
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
-                   options=dict(options or {}), shard_size=int(shard_size))
+                   options=dict(options or {}), shard_size=int(shard_size), series=series)
     validate(spec)
     if dask:
         _need_distributed()       # before the output folder is touched: a run that cannot start leaves nothing
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
-                     True, command)
+                     True, command, series=series)
             return load(tmp)
     out = Path(out)
     done, manifest = _prepare_out(out, spec, resume, force)
@@ -324,5 +344,6 @@ def load(out, table="seats"):
     if table != "seats":
         return pd.read_parquet(Path(out) / storage.GAMES)
     games = pd.read_parquet(Path(out) / storage.GAMES, columns=["game", "seed", "format", "rules", "winner",
-                                                                "turns", "last_capturer"])
+                                                                "turns", "last_capturer", "leader", "series",
+                                                                "match"])
     return seats.merge(games, on="game", how="left").sort_values(["game", "seat"], ignore_index=True)

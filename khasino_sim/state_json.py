@@ -48,6 +48,7 @@ def to_json(st, fmt):
                   for s in range(seats)],
         "stock": names(int(c) for c in st[L.S_STOCK + st[L.S_STOCK_POS]: L.S_STOCK + st[L.S_STOCK_LEN]]),
         "last_capturer": None if last < 0 else last,
+        **({"promises": [[] for _ in range(seats)], "decision": None} if seats > 2 else {}),
         "over": bool(st[L.S_OVER]),
     }
 
@@ -184,9 +185,14 @@ def from_json(d):
         raise StateError(f"{len(missing)} card(s) of the deck are nowhere in the state: {shown}")
 
     per_deal = fmt.hand * seats
-    if len(stock) != per_deal * (fmt.deals - deal):
+    if fmt.refill:
+        if len(stock) > fmt.deck - fmt.table_init - per_deal:
+            raise StateError(f"{fmt.name} has at most {fmt.deck - fmt.table_init - per_deal} cards in the "
+                             f"stock, not {len(stock)}")
+    elif len(stock) != per_deal * (fmt.deals - deal):
         raise StateError(f"deal {deal} leaves {per_deal * (fmt.deals - deal)} cards in the stock, "
                          f"not {len(stock)}")
+    _no_pending(d, fmt)
     over = bool(d.get("over", False))
     to_move = d.get("to_move", "absent")
     if to_move == "absent":
@@ -201,10 +207,7 @@ def from_json(d):
         p = _seat(to_move, seats, "to_move")
         if over:
             raise StateError("over is true but a seat is to move")
-        # seat 0 leads each deal (K14): seats before the mover have played one card more this deal
-        expect = [sizes[p] - (1 if s < p else 0) for s in range(seats)]
-        if sizes != expect or sizes[p] == 0:
-            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move (seat 0 leads each deal)")
+        _check_hand_sizes(fmt, sizes, p, len(stock))
         st[L.S_TO_MOVE] = p
     st[L.S_OVER] = over
     st[L.S_DEAL] = deal
@@ -215,5 +218,48 @@ def from_json(d):
     st[L.S_LAST_CAP] = last
     played = fmt.deck - len(stock) - sum(sizes) - fmt.table_init
     st[L.S_TURN] = played
-    st[L.S_LAST_MOVER] = (st[L.S_TO_MOVE] - 1) % seats if st[L.S_TO_MOVE] >= 0 else seats - 1
+    # the seat before the mover in turn order played last (P2); at the end, the one before the leader
+    mover = int(st[L.S_TO_MOVE]) if st[L.S_TO_MOVE] >= 0 else 0
+    st[L.S_LAST_MOVER] = next(s for s in range(seats) if fmt.next_seat(s) == mover)
     return fmt, st
+
+
+def _check_hand_sizes(fmt, sizes, p, stock_left):
+    """Hand sizes reachable with seat p to move. 1v1: seat 0 leads each deal (K14), so the seats before the
+    mover have played one card more this deal. Series formats (any seat may lead, P10): going round in turn
+    order from the mover, the seats yet to play this round hold as many cards as the mover, those that have
+    played one fewer. With a refilling stock (K16), every hand holds the refill size while stock remains."""
+    h = sizes[p]
+    if h == 0:
+        raise StateError(f"seat {p} is to move with an empty hand")
+    if fmt.refill and stock_left:
+        if any(n != fmt.refill for n in sizes):
+            raise StateError(f"hand sizes {sizes}: while stock remains every hand holds {fmt.refill} "
+                             f"(the player who acts refills, K16)")
+        return
+    if not fmt.series:
+        expect = [h - (1 if s < p else 0) for s in range(fmt.seats)]
+        if sizes != expect:
+            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move (seat 0 leads each deal)")
+        return
+    order = [p]
+    while len(order) < fmt.seats:
+        order.append(fmt.next_seat(order[-1]))
+    seq = [sizes[s] for s in order]
+    k = next((i for i, n in enumerate(seq) if n != h), len(seq))
+    if any(n != h - 1 for n in seq[k:]):
+        raise StateError(f"hand sizes {sizes} do not fit seat {p} to move: going round from the mover "
+                         f"(order {' -> '.join(map(str, order))}) the hands must hold {h} cards, then {h - 1}")
+
+
+def _no_pending(d, fmt):
+    """`promises` and `decision` (team formats, K15): optional; a format without partners has neither."""
+    promises = d.get("promises")
+    if promises is not None:
+        if not isinstance(promises, list) or len(promises) != fmt.seats or \
+                not all(isinstance(x, list) for x in promises):
+            raise StateError(f"promises must hold {fmt.seats} lists (one per seat)")
+        if any(promises):
+            raise StateError(f"{fmt.name} has no partners, so no promises (K15 rebuilds are 4p only)")
+    if d.get("decision") is not None:
+        raise StateError(f"{fmt.name} has no decisions other than card plays: decision must be null")

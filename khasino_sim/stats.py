@@ -57,9 +57,11 @@ def summarize(out):
     games = 0
     bots = {}            # bot name -> [seats played, wins], in the order pandas' categories would have
     seats = {}           # seat -> [rows, wins, score total]
+    lead = [0, 0]        # rows of the seat that led its game, their wins
     for fragment in dataset.get_fragments():
         seen = _GameSet()
-        for batch in fragment.to_batches(columns=["game", "seat", "bot", "won", "score"], batch_readahead=1):
+        for batch in fragment.to_batches(columns=["game", "seat", "bot", "won", "score", "first"],
+                                         batch_readahead=1):
             if batch.num_rows == 0:
                 continue
             seen.add(batch.column("game").to_numpy(zero_copy_only=False))
@@ -85,6 +87,9 @@ def summarize(out):
                 t[0] += int(n_s[s_])
                 t[1] += int(w_s[s_])
                 t[2] += int(sc_s[s_])
+            first = batch.column("first").to_numpy(zero_copy_only=False).astype(bool)
+            lead[0] += int(first.sum())
+            lead[1] += int((first & won).sum())
         games += seen.count()
     per_bot = []
     for bot, (n, w) in bots.items():
@@ -92,12 +97,12 @@ def summarize(out):
             continue
         lo, hi = wilson(w, n)
         per_bot.append({"bot": str(bot), "seats_played": n, "wins": w, "win_rate": w / n, "ci95": (lo, hi)})
-    per_seat = [{"seat": s, "mean_score": seats[s][2] / seats[s][0], "win_rate": seats[s][1] / seats[s][0]}
-                for s in sorted(seats)]
-    n0, w0, _ = seats.get(0, (0, 0, 0))
-    lo, hi = wilson(w0, n0)
+    per_seat = [{"seat": s, "mean_score": seats[s][2] / seats[s][0], "win_rate": seats[s][1] / seats[s][0],
+                 "ci95": wilson(seats[s][1], seats[s][0])} for s in sorted(seats)]
+    n0, w0 = lead
     return {"games": games, "bots": per_bot, "seats": per_seat,
-            "first_seat": {"win_rate": w0 / max(n0, 1), "ci95": (lo, hi)}}
+            "first_seat": {"win_rate": w0 / max(n0, 1), "ci95": wilson(w0, n0),
+                           "fair": 1 / max(len(seats), 1)}}
 
 
 def format_summary(s, elapsed=None):
@@ -108,9 +113,11 @@ def format_summary(s, elapsed=None):
         lines.append(f"bot        {b['bot']:<8} win rate {b['win_rate']:.4f}  95% CI [{lo:.4f}, {hi:.4f}]"
                      f"  ({b['wins']:,} of {b['seats_played']:,})")
     for p in s["seats"]:
-        lines.append(f"seat {p['seat']}     mean score {p['mean_score']:.3f}  win rate {p['win_rate']:.4f}")
+        lo, hi = p["ci95"]
+        lines.append(f"seat {p['seat']}     mean score {p['mean_score']:.3f}  win rate {p['win_rate']:.4f}"
+                     f"  95% CI [{lo:.4f}, {hi:.4f}]")
     f = s["first_seat"]
     lo, hi = f["ci95"]
-    lines.append(f"first seat advantage {f['win_rate'] - 0.5:+.4f} (seat 0 win rate {f['win_rate']:.4f}, "
-                 f"95% CI [{lo:.4f}, {hi:.4f}])")
+    lines.append(f"first seat advantage {f['win_rate'] - f['fair']:+.4f} (win rate of the seat that led "
+                 f"{f['win_rate']:.4f}, 95% CI [{lo:.4f}, {hi:.4f}]; {f['fair']:.4f} would be fair)")
     return "\n".join(lines)

@@ -74,6 +74,10 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     cols["winner"] = pa.array(winner)
     cols["winner_bot"] = pa.DictionaryArray.from_arrays(
         pa.array(win_code, type=pa.int8(), mask=win_code < 0), pa.array(list(bot_names), pa.string()))
+    series = int(meta.get("series", 1))
+    cols["leader"] = pa.array(rows[:, L.G_LEADER].astype(np.int8))
+    cols["series"] = pa.array((game // series).astype(np.uint32) if start + n < 2**32 else game // series)
+    cols["match"] = pa.array((game % series).astype(np.uint16))
     cols["turns"] = pa.array(rows[:, L.G_TURNS].astype(np.uint8))
     cols["last_capturer"] = pa.array(rows[:, L.G_LAST_CAP].astype(np.int8))
     for name, f in (("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS),
@@ -89,7 +93,7 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
         "team": pa.array(seat_idx),          # 1v1: each seat is its own team (K15 teams come with 4p)
         "bot": _dict_column(bot_codes.reshape(-1), bot_names),
         "won": pa.array(np.repeat(winner, seats) == seat_idx),
-        "first": pa.array(seat_idx == 0),    # seat 0 leads every deal (K14)
+        "first": pa.array(seat_idx == np.repeat(rows[:, L.G_LEADER], seats)),   # the seat that led
     }
     per_seat = rows[:, L.G_SEAT0: L.G_SEAT0 + seats * L.SEAT_FIELDS].reshape(n * seats, L.SEAT_FIELDS)
     assert per_seat.shape[0] == srows.shape[0]

@@ -59,3 +59,48 @@ def test_move_keys_are_position_hash_deltas():
             assert m.key == ref.state_hash(m.after) ^ ref.state_hash(state)
             assert engine.position_key(m.result) == ref.state_hash(m.result)
         state = rng.choice(moves).result
+
+
+THREE = ["khasino-3p", "khasino-3p-stock"]
+THREE_POSITIONS = 1_000        # per format in the default suite; scripts/differential_3p.py runs 20,000
+
+
+def walk_three(fmt, positions, first_seed):
+    """Random walks through reference games of `fmt` (leaders rotating), comparing every position's
+    distinct successors and keys with the core's; returns the number of positions compared."""
+    done = 0
+    g = 0
+    while done < positions:
+        leader = g % 3
+        state = ref.initial_state(fmt, first_seed + g, leader=leader)
+        assert canon(state) == canon(engine.new_game(fmt, first_seed + g, leader=leader)), "the deal differs"
+        rng = random.Random(g)
+        while not state["over"] and done < positions:
+            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
+            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
+            assert want, "a position without a legal move (K11)"
+            assert got == want, f"successors differ in {canon(state)}"
+            done += 1
+            state = json.loads(rng.choice(list(want.values())))
+        g += 1
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", THREE)
+def test_three_players_same_successor_states(fmt):
+    assert walk_three(fmt, THREE_POSITIONS, 30_000) == THREE_POSITIONS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", THREE)
+@pytest.mark.parametrize("bots", [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")])
+def test_three_players_same_whole_games(fmt, bots):
+    for seed in range(12):
+        leader = seed % 3
+        want = ref.play_game(fmt, seed, bots, leader=leader)
+        got = engine.play_game(fmt, seed, bots, leader=leader)
+        assert got["keys"] == want["keys"], f"seed {seed}: the games diverge"
+        assert canon(got["final"]) == canon(want["final"])
+        assert [s["score"] for s in got["seats"]] == [s["total"] for s in want["scores"]]
+        assert got["winner"] == want["winner"] and got["no_move"] == want["no_move"] == 0

@@ -7,7 +7,7 @@ import pytest
 
 from khasino_sim import engine
 
-FORMATS = ["khasino", "durban"]
+FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock"]
 
 
 def positions(fmt, games):
@@ -20,15 +20,19 @@ def positions(fmt, games):
 
 
 def permute_hidden(state, rng):
+    """The other seats' hands and the stock shuffled together, every size kept."""
     p = state["to_move"]
-    q = 1 - p
-    hidden = state["hands"][q] + state["stock"]
+    others = [q for q in range(len(state["hands"])) if q != p]
+    hidden = [c for q in others for c in state["hands"][q]] + state["stock"]
     rng.shuffle(hidden)
     out = dict(state)
     hands = [list(h) for h in state["hands"]]
-    hands[q] = sorted(hidden[:len(state["hands"][q])], key=engine.parse_card)
+    at = 0
+    for q in others:
+        hands[q] = sorted(hidden[at: at + len(state["hands"][q])], key=engine.parse_card)
+        at += len(state["hands"][q])
     out["hands"] = hands
-    out["stock"] = hidden[len(state["hands"][q]):]
+    out["stock"] = hidden[at:]
     # P1 bookkeeping: an opponent build owner must still hold its value; skip permutations that break it
     return out
 
@@ -39,7 +43,8 @@ def test_choice_ignores_hidden_cards(fmt, bot):
     rng = random.Random(99)
     checked = 0
     for i, state in enumerate(positions(fmt, 25)):
-        if not state["hands"][1 - state["to_move"]] and not state["stock"]:
+        p = state["to_move"]
+        if not any(h for q, h in enumerate(state["hands"]) if q != p) and not state["stock"]:
             continue
         base = engine.bot_move(state, bot, i)
         for _ in range(3):

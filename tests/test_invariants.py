@@ -43,3 +43,27 @@ def test_batch_is_a_function_of_the_seeds():
     b = play_games("khasino", seeds[::-1].copy(), bots)[::-1]
     assert (a == b).all()
     assert (a[:, L.G_SEED].view(np.uint64) == seeds).all()
+
+
+N_THREE = 1_000     # per format and pairing in the default suite; scripts/differential_3p.py plays 10,000
+
+
+@pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock"])
+@pytest.mark.parametrize("bots", [("random",) * 3, ("greedy", "random", "random"), ("greedy",) * 3])
+def test_three_player_invariants(fmt, bots):
+    """K16/P9: all 40 cards accounted for after every move, 39 turns, 7 points handed out, a winner every
+    game (P9's tie-breaks leave no tie), never a position without a legal move, in series of 5 matches."""
+    seeds = np.arange(N_THREE, dtype=np.uint64) + 2_000_000
+    out = play_games(fmt, seeds, np.array([bots] * N_THREE), check=True, series=5)
+    assert (out[:, L.G_BAD] == 0).all(), "a card was lost, duplicated or a build group miscounted"
+    assert (out[:, L.G_NO_MOVE] == 0).all(), "a position had no legal move (K11 says it never happens)"
+    assert (out[:, L.G_OVERFLOW] == 0).all()
+    assert (out[:, L.G_TURNS] == 39).all(), "39 cards are played: one starts loose"
+    cards = sum(seat_field(out, s, L.SEAT_CARDS) for s in range(3))
+    assert (cards == 40).all()
+    scores = np.stack([seat_field(out, s, L.SEAT_SCORE) for s in range(3)], axis=1)
+    assert (scores.sum(axis=1) == 7).all()
+    winner = out[:, L.G_WINNER]
+    assert (winner >= 0).all()
+    assert (scores[np.arange(N_THREE), winner] == scores.max(axis=1)).all()
+    assert set(out[:, L.G_LEADER]) == {0, 1, 2}

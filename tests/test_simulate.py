@@ -247,17 +247,18 @@ def test_dask_without_the_distributed_package_is_one_line_exit_2(tmp_path):
 def pandas_summary(out):
     """The summary computed the straightforward way, the whole seats table in memory."""
     from khasino_sim.stats import wilson
-    seats = pd.read_parquet(f"{out}/seats", columns=["game", "seat", "bot", "won", "score"])
+    seats = pd.read_parquet(f"{out}/seats", columns=["game", "seat", "bot", "won", "score", "first"])
     per_bot = []
     for bot, g in seats.groupby("bot", observed=True):
         n, w = len(g), int(g["won"].sum())
         per_bot.append({"bot": str(bot), "seats_played": n, "wins": w, "win_rate": w / n, "ci95": wilson(w, n)})
-    per_seat = [{"seat": int(s), "mean_score": float(g["score"].mean()), "win_rate": float(g["won"].mean())}
-                for s, g in seats.groupby("seat")]
-    first = seats[seats["seat"] == 0]
+    per_seat = [{"seat": int(s), "mean_score": float(g["score"].mean()), "win_rate": float(g["won"].mean()),
+                 "ci95": wilson(int(g["won"].sum()), len(g))} for s, g in seats.groupby("seat")]
+    first = seats[seats["first"]]
     w0 = int(first["won"].sum())
     return {"games": int(seats["game"].nunique()), "bots": per_bot, "seats": per_seat,
-            "first_seat": {"win_rate": w0 / max(len(first), 1), "ci95": wilson(w0, len(first))}}
+            "first_seat": {"win_rate": w0 / max(len(first), 1), "ci95": wilson(w0, len(first)),
+                           "fair": 1 / seats["seat"].nunique()}}
 
 
 @pytest.mark.parametrize("bots, rotate", [(("greedy", "random"), True), (("random", "greedy"), False),
