@@ -12,8 +12,8 @@ from numba import njit
 
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
 from .groups import (
-    combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, free_start, free_next, pile_counts_start,
-    pile_counts_need, pile_counts_next,
+    combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, free_start, free_next,
+    pile_counts_start, pile_counts_need, pile_counts_next,
 )
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_DEAL, S_LAST_CAP,

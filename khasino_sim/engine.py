@@ -14,7 +14,7 @@ from khasino_sim.kernels.game import play_batch, play_game as _play_game
 from khasino_sim.kernels.movegen import list_window, new_workspace, prepare_only
 from khasino_sim.kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
 from .formats import get_format
-from .state_json import StateError, from_json, to_json, k10_order  # noqa: F401 (re-exported)
+from .state_json import StateError, from_json, to_json, k10_order, _seat  # noqa: F401 (re-exported)
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
 
@@ -62,7 +62,7 @@ def new_game(fmt_name, seed=0, deck=None, leader=0):
     """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
     (a list of cards, top first) so a test can script exact hands; seat `leader` plays first."""
     fmt = get_format(fmt_name)
-    _seat_arg(fmt, leader, "leader")
+    _leader(fmt, leader)
     order = np.zeros(104, dtype=np.int64)
     if deck is None:
         shuffle_deck(order, fmt.deck, np.uint64(seed), np.zeros(1, dtype=np.uint64))
@@ -77,9 +77,11 @@ def new_game(fmt_name, seed=0, deck=None, leader=0):
     return to_json(st, fmt)
 
 
-def _seat_arg(fmt, seat, what):
-    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < fmt.seats:
-        raise ValueError(f"{what} must be a seat 0..{fmt.seats - 1} of {fmt.name}, not {seat!r}")
+def _leader(fmt, leader):
+    """Check a game's first seat: seat 0 in 1v1 (K14), any seat where a series chooses it (P10)."""
+    _seat(int(leader) if isinstance(leader, np.integer) else leader, fmt.seats, "leader")
+    if leader and not fmt.series:
+        raise StateError(f"seat 0 leads every {fmt.name} game (K14); leader {leader} needs a format with series")
 
 
 def _group_text(mask):
@@ -282,7 +284,7 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0):
     """Play one whole game in the core, led by seat `leader`. Returns {"keys", "seats", "winner", "turns",
     "no_move", "final"}."""
     fmt = get_format(fmt_name)
-    _seat_arg(fmt, leader, "leader")
+    _leader(fmt, leader)
     rules = fmt.rules_array()
     bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(bot_ids) != fmt.seats:

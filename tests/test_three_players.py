@@ -249,3 +249,14 @@ def test_simulate_three_players_with_series(tmp_path):
     assert set(a["score_0"] + a["score_1"] + a["score_2"]) == {7}
     seats = load(tmp_path / "a")
     assert (seats.loc[seats["first"], "seat"].to_numpy() == a["leader"].to_numpy()).all()
+
+
+def test_k14_seat_0_leads_every_1v1_game():
+    """K14: a 1v1 game is always led by seat 0; only formats with series (P10) take another leader."""
+    with pytest.raises(StateError, match="K14"):
+        engine.new_game("khasino", 1, leader=1)
+    with pytest.raises(StateError, match="K14"):
+        engine.play_game("durban", 1, ("random", "random"), leader=1)
+    with pytest.raises(StateError, match="leader"):
+        engine.new_game("khasino-3p", 1, leader=3)
+    assert engine.new_game("khasino-3p", 1, leader=2)["to_move"] == 2
