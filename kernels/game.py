@@ -9,13 +9,17 @@ from .layout import (
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
     KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
+    R_TEAMS, R_PARTNER, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_GREEDY,
+    SEAT_STAY_OFFERS, SEAT_STAYS,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_SEAT0, SEAT_FIELDS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
     SEAT_TRAILS, SEAT_FOLLOWUPS,
 )
 from .movegen import new_workspace
-from .rng import bot_stream_seed
-from .state import shuffle_deck, init_state, apply_move, trail_fallback, advance, score, series_leader
+from .rng import bot_stream_seed, next_u64, fmix, zterm
+from .state import (
+    shuffle_deck, init_state, apply_move, apply_stay, trail_fallback, advance, score, series_leader,
+)
 
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
 
@@ -67,10 +71,26 @@ def cards_accounted(st, rules):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def decide_option(bot, kind, stream):
+    """A decision that is not a card play (P11 lead, P15 Stay; docs/ENGINE.md): one draw; options 0 and 1
+    with keys Z(7, kind, option, 0). Random: the option whose key minimises fmix(key ^ r). Greedy: the lead
+    options tie (the draw decides, as for random); for Stay it declines (option 0: the capture's cards beat
+    the load's none). Returns the option chosen."""
+    r = next_u64(stream)
+    if kind == DECIDE_STAY and bot == BOT_GREEDY:
+        return 0
+    k0 = fmix(zterm(DECISION_TAG, kind, 0, 0) ^ r)
+    k1 = fmix(zterm(DECISION_TAG, kind, 1, 0) ^ r)
+    return 0 if k0 < k1 else 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     """Play the game in `st` to the end. bots[seat] is a bot id. trace (if long enough) receives the key of
-    every move played (-1 rows for K11 fallbacks); returns the number of moves played."""
+    every decision (docs/ENGINE.md: each card play's key, -1 for a K11 fallback, then the Stay option chosen
+    where one was offered); returns the number of keys recorded."""
     turns = 0
+    nt = 0
     while st[S_OVER] == 0:
         p = st[S_TO_MOVE]
         n = decide(bots[p], st, rules, p, ws, bot_stream)
@@ -81,19 +101,39 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
             stats[G_NO_MOVE] += 1
             trail_fallback(st, p)
             stats[o + SEAT_TRAILS] += 1
-            if turns < trace.shape[0]:
-                trace[turns] = -1
+            if nt < trace.shape[0]:
+                trace[nt] = -1
+            nt += 1
         else:
             r = WS_BEST
             kind = ws[r + M_KIND]
-            stats[o + _KIND_COUNTER[kind]] += 1
-            if kind == KIND_CAPTURE and ws[r + M_TARGET] > 0:
-                stats[o + SEAT_BUILDS_CAPTURED] += 1
+            target = ws[r + M_TARGET]
+            if nt < trace.shape[0]:
+                trace[nt] = ws[r + M_KEY]
+            nt += 1
+            q = -1
+            if rules[R_TEAMS] and kind == KIND_CAPTURE and target > 0:
+                partner = rules[R_PARTNER + p]
+                # P15: the partner holding a card of the captured build's value may keep it on the table
+                if partner >= 0 and st[S_HANDS + 2 * partner] & (15 << (4 * (target - 1))):
+                    stats[G_SEAT0 + partner * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
+                    stay = decide_option(bots[partner], DECIDE_STAY, bot_stream)
+                    if nt < trace.shape[0]:
+                        trace[nt] = np.int64(zterm(DECISION_TAG, DECIDE_STAY, stay, 0))
+                    nt += 1
+                    if stay:
+                        q = partner
             stats[o + SEAT_PILE_TAKEN] += ws[r + M_PILE_USED]
             stats[o + SEAT_FOLLOWUPS] += ws[r + M_FCOUNT]
-            if turns < trace.shape[0]:
-                trace[turns] = ws[r + M_KEY]
-            apply_move(st, rules, p, ws, r)
+            if q >= 0:
+                stats[G_SEAT0 + q * SEAT_FIELDS + SEAT_STAYS] += 1
+                stats[o + SEAT_LOADS] += 1
+                apply_stay(st, rules, p, ws, r, q)
+            else:
+                stats[o + _KIND_COUNTER[kind]] += 1
+                if kind == KIND_CAPTURE and target > 0:
+                    stats[o + SEAT_BUILDS_CAPTURED] += 1
+                apply_move(st, rules, p, ws, r)
         advance(st, rules, p)
         turns += 1
         if check and not cards_accounted(st, rules):
@@ -101,22 +141,29 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     stats[G_TURNS] = turns
     stats[G_LAST_CAP] = st[S_LAST_CAP]
     stats[G_WINNER] = score(st, rules, stats)
-    return turns
+    return nt
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
-    """Deal from the game seed and play one whole game led by seat `leader`; results in the statistics row
-    `stats`. `stream` is a one-element uint64 scratch array (the deal stream, then the bot stream)."""
+    """Deal from the game seed and play one whole game led by seat `leader` (in 4p, P11: by the seat team
+    AB's first decision chooses); results in the statistics row `stats`. `stream` is a one-element uint64
+    scratch array (the deal stream, then the bot stream). Returns the number of keys written to `trace`."""
     for i in range(stats.shape[0]):
         stats[i] = 0
     stats[G_SEED] = np.int64(game_seed)
-    stats[G_LEADER] = leader
     shuffle_deck(deck, rules[R_DECK], game_seed, stream)
     init_state(st, rules, deck)
-    st[S_TO_MOVE] = leader
     stream[0] = bot_stream_seed(game_seed)
-    return run_game(rules, bots, stream, st, ws, stats, trace, check)
+    nt = 0
+    if rules[R_LEAD_CHOICE]:
+        leader = decide_option(bots[0], DECIDE_LEAD, stream)
+        if trace.shape[0] > 0:
+            trace[0] = np.int64(zterm(DECISION_TAG, DECIDE_LEAD, leader, 0))
+        nt = 1
+    stats[G_LEADER] = leader
+    st[S_TO_MOVE] = leader
+    return nt + run_game(rules, bots, stream, st, ws, stats, trace[nt:], check)
 
 
 @njit(cache=True, nogil=True)

@@ -25,10 +25,11 @@ from numba import njit
 from .bits import lowbit_index, popcount, card_value
 from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
-    R_SEATS, R_PILES, R_MAX_BUILD_VALUE,
+    R_SEATS, R_PILES, R_MAX_BUILD_VALUE, R_TEAM,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
-    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMIN, C_KMAX, C_KCUR, C_KFREE, C_CTL,
+    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMAX, C_PFORBID, C_CTL, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP,
+    WS_PIDX, PIDX_STRIDE,
     WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4,
 )
 from .rng import z_pile, z_loose
@@ -137,150 +138,147 @@ def prefix_next(ws, lo, hi, sel, used, ctl):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def pile_counts_start(ws, taken, lo, hi):
-    """Several usable opponent piles: set up the odometer over how many top cards of each pile a selection of
-    the pile-card groups ws[WS_SUB+lo : WS_SUB+hi] uses (K8). Per pile, at least enough for the taken cards
-    and at most as deep as the groups (with the taken cards) reach without a gap. Returns False when no
-    count works (a taken pile card lies under a card no group holds)."""
+def pile_index(ws, v, lo, hi):
+    """Index the pile-card groups ws[WS_SUB+lo : WS_SUB+hi] of bucket v by their first pile card (the card of
+    the first usable pile, in C_OPP order, they hold), once per position: the groups holding card x of pile j
+    and no card of an earlier pile are then WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX+v*PIDX_STRIDE:] (a counting
+    sort; each run in bucket order)."""
+    base = C_PIDX + v * PIDX_STRIDE
+    for x in range(PIDX_STRIDE):
+        ws[base + x] = 0
+    nopp = ws[C_NOPP]
+    for k in range(lo, hi):         # the count of card x's run at base + x + 2
+        g = ws[WS_SUB + k]
+        for j in range(nopp):
+            y = g & ws[C_PMASK + j]
+            if y:
+                ws[base + lowbit_index(y) + 2] += 1
+                break
+    at = ws[C_PIDX_TOP]
+    for x in range(PIDX_STRIDE):    # now base + x + 1 holds the start of card x's run
+        at += ws[base + x]
+        ws[base + x] = at
+    for k in range(lo, hi):         # each group at its run's cursor; a cursor ends where the next run starts
+        g = ws[WS_SUB + k]
+        for j in range(nopp):
+            y = g & ws[C_PMASK + j]
+            if y:
+                x = lowbit_index(y) + 1
+                ws[WS_PIDX + ws[base + x]] = k
+                ws[base + x] += 1
+                break
+    ws[C_PIDX_TOP] = at
+    ws[C_PIDX_BUILT] |= 1 << v
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def piles_start(ws, taken, v, lo, hi):
+    """Several usable opponent piles: start a `piles_next` search over the pile-card groups of bucket v,
+    ws[WS_SUB+lo : WS_SUB+hi], with the cards `taken` already used. Per pile, the search goes no deeper than
+    the groups (with the taken cards) reach without a gap (C_KMAX); the cards below are never used. Returns
+    False when no selection exists (a taken pile card lies under a card no group holds)."""
+    if not (ws[C_PIDX_BUILT] >> v) & 1:
+        pile_index(ws, v, lo, hi)
     pitems = ws[C_PITEMS]
     reach = taken & pitems
     for k in range(lo, hi):
         reach |= ws[WS_SUB + k] & pitems
+    usable = 0
     for j in range(ws[C_NOPP]):
         base = C_PREFIX + j * PREFIX_STRIDE
         depth = popcount(ws[C_PMASK + j])
-        t = taken & ws[C_PMASK + j]
-        kmin = popcount(t)
-        while ws[base + kmin] & t != t:
-            kmin += 1
-        if ws[base + kmin] & ~reach:
-            return False
-        kmax = kmin
+        kmax = 0
         while kmax < depth and ws[base + kmax + 1] & ~reach == 0:
             kmax += 1
-        ws[C_KMIN + j] = kmin
+        if taken & ws[C_PMASK + j] & ~ws[base + kmax]:
+            return False
         ws[C_KMAX + j] = kmax
-        ws[C_KCUR + j] = kmin
-    free = 0                        # the pile with the widest range of counts is left to the search
-    for j in range(ws[C_NOPP]):
-        if ws[C_KMAX + j] - ws[C_KMIN + j] > ws[C_KMAX + free] - ws[C_KMIN + free]:
-            free = j
-    ws[C_KFREE] = free
-    return True
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def pile_counts_need(ws):
-    """The pile cards the odometer's current counts require: the top ws[C_KCUR + j] cards of each usable
-    pile but the free one."""
-    need = 0
-    for j in range(ws[C_NOPP]):
-        if j != ws[C_KFREE]:
-            need |= ws[C_PREFIX + j * PREFIX_STRIDE + ws[C_KCUR + j]]
-    return need
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def pile_counts_next(ws):
-    """Advance the odometer of pile counts (all piles but the free one); False once every combination was
-    made."""
-    for j in range(ws[C_NOPP]):
-        if j != ws[C_KFREE] and ws[C_KCUR + j] < ws[C_KMAX + j]:
-            ws[C_KCUR + j] += 1
-            return True
-        ws[C_KCUR + j] = ws[C_KMIN + j]
-    return False
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def free_start(ws, taken):
-    """Start a `free_next` search with the cards `taken` already used."""
+        usable |= ws[base + kmax]
+    ws[C_PFORBID] = pitems & ~usable
     ws[WS_USED4] = taken
     ws[C_CTL + 6] = 0
     ws[C_CTL + 7] = -1
     ws[C_CTL + 8] = 0
+    return True
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def free_next(ws, lo, hi, need):
-    """Next selection of pile-card groups among ws[WS_SUB+lo : WS_SUB+hi], pairwise disjoint and disjoint
-    from the taken cards, using exactly the cards `need` of the piles the odometer counts and, of the free
-    pile (C_KFREE), its top k cards for any k (K8); -1 when there is none left.
+def piles_next(ws, v):
+    """Next selection of pile-card groups of bucket v, pairwise disjoint and disjoint from the taken cards,
+    that with them uses from each usable opponent pile exactly its top k cards, for any k (K8); -1 when there
+    is none left.
 
-    First the free pile, top down: at each node it is either closed, if the cards used from it are its top
-    ones, or its topmost unused card is put in a group holding it (whose other pile cards are in `need`).
-    After the close, `need` is completed as an exact cover: the next group holds the lowest card of `need`
-    not yet used, and no card of the free pile. Each selection is reached once (the groups holding its
-    free-pile cards in top-down order, the close, then the others by their lowest needed card), and no count
-    of the free pile is searched apart. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups'
-    indices and ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (one entry per
-    group, one for the close: at most 40 + 1 with K8's 40-card decks, docs/ENGINE.md)."""
+    The piles are settled one after another, each top down: at each node the current pile is either closed,
+    if the cards used from it are its top ones, or its topmost unused card is put in a group holding it and
+    no card of a pile already closed: one of that card's run in the pile index (`pile_index`). Each selection
+    is reached once (pile by pile, the groups holding its cards not yet used, in top-down order), with no
+    outer loop over counts. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices
+    and ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (a position in the pile
+    index per group, -1 per close: at most 40 + 5 entries, docs/ENGINE.md)."""
     d = ws[C_CTL + 6]
-    i = ws[C_CTL + 7]
-    closed = ws[C_CTL + 8]
-    pitems = ws[C_PITEMS]
-    free = ws[C_KFREE]
-    pf = ws[C_PMASK + free]
-    basef = C_PREFIX + free * PREFIX_STRIDE
-    kmaxf = ws[C_KMAX + free]
+    t = ws[C_CTL + 7]               # the next position of the current run to try; -1 at a new node
+    j = ws[C_CTL + 8]               # piles closed so far
+    nopp = ws[C_NOPP]
+    runs = C_PIDX + v * PIDX_STRIDE
+    forbid = ws[C_PFORBID]
     while True:
         u = ws[WS_USED4 + d]
-        card = 0
-        if closed:
-            rest = need & ~u
-            if i == -1:
-                if rest == 0:               # a selection: compact its groups for the caller
-                    ng = 0
-                    for e in range(d):
-                        if ws[WS_SEL4 + e] >= 0:
-                            ws[WS_SEL3 + ng] = ws[WS_SEL4 + e]
-                            ng += 1
-                    ws[WS_USED3 + ng] = u
-                    ws[C_CTL + 6] = d
-                    ws[C_CTL + 7] = hi      # nothing extends it: backtrack on the next call
-                    ws[C_CTL + 8] = closed
-                    return ng
-                i = lo
-            card = rest & -rest
-            allowed = need
+        pushed = False
+        if j == nopp:
+            if t == -1:                     # every pile closed: a selection; its groups for the caller
+                ng = 0
+                for e in range(d):
+                    if ws[WS_SEL4 + e] >= 0:
+                        ws[WS_SEL3 + ng] = ws[WS_PIDX + ws[WS_SEL4 + e]]
+                        ng += 1
+                ws[WS_USED3 + ng] = u
+                ws[C_CTL + 6] = d
+                ws[C_CTL + 7] = 1 << 40     # nothing extends it: backtrack on the next call
+                ws[C_CTL + 8] = j
+                return ng
         else:
-            if i == -1:
-                i = lo
-                x = u & pf
-                if ws[basef + popcount(x)] == x:    # the free pile's used cards are its top ones: close it
+            base = C_PREFIX + j * PREFIX_STRIDE
+            k = 0                           # the pile's topmost unused card, within reach
+            kmax = ws[C_KMAX + j]
+            while k < kmax and ws[base + k + 1] & ~u == 0:
+                k += 1
+            if t == -1:
+                x = u & ws[C_PMASK + j]
+                if ws[base + popcount(x)] == x:     # the pile's used cards are its top ones: close it
                     ws[WS_SEL4 + d] = -1
                     ws[WS_USED4 + d + 1] = u
                     d += 1
-                    closed = 1
-                    i = -1
+                    j += 1
                     continue
-            k = 0                           # the topmost unused card of the free pile, within reach
-            while k < kmaxf and ws[basef + k + 1] & ~u == 0:
-                k += 1
-            if k < kmaxf:
-                card = ws[basef + k + 1] & ~u
-            allowed = need | pf
-        pushed = False
-        if card:
-            i = next_holding(ws, i, hi, card, u, pitems & ~allowed)
-            if i < hi:
-                ws[WS_SEL4 + d] = i
-                ws[WS_USED4 + d + 1] = u | (ws[WS_SUB + i] & CARD_BITS)
-                d += 1
-                i = -1
-                pushed = True
+                t = 0
+            if k < kmax:
+                x = lowbit_index(ws[base + k + 1] & ~u)
+                end = ws[runs + x + 1]
+                if t < ws[runs + x]:
+                    t = ws[runs + x]
+                while t < end:
+                    g = ws[WS_SUB + ws[WS_PIDX + t]] & CARD_BITS
+                    if g & (u | forbid) == 0:
+                        break
+                    t += 1
+                if t < end:
+                    ws[WS_SEL4 + d] = t
+                    ws[WS_USED4 + d + 1] = u | g
+                    d += 1
+                    t = -1
+                    pushed = True
         if not pushed:
             if d == 0:
                 ws[C_CTL + 6] = 0
-                ws[C_CTL + 7] = hi
+                ws[C_CTL + 7] = 1 << 40
                 ws[C_CTL + 8] = 0
                 return -1
             d -= 1
-            if ws[WS_SEL4 + d] < 0:         # back from the close: extend the free pile instead
-                closed = 0
-                i = lo
+            if ws[WS_SEL4 + d] < 0:         # back from a close: extend that pile instead
+                j -= 1
+                t = 0
             else:
-                i = ws[WS_SEL4 + d] + 1
+                t = ws[WS_SEL4 + d] + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -295,10 +293,61 @@ def pile_ok(used, ws):
     return True
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def usable_depth(st, s, partners, held4):
+    """How many top cards of seat s's pile a move can use (K8): the largest k such that, for some value V in
+    held4 (bit 4V), none of the top k is above V and at most `partners` of them are not V."""
+    plen = st[S_PLEN + s]
+    depth = 0
+    alive = held4                 # bit 4V: the top depth cards can all go to value V
+    counts = 0                    # nibble V: cards of value V among the top depth+1
+    while depth < plen:
+        w = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
+        alive &= ~((1 << (4 * w)) - 1)          # no card above V
+        counts += 1 << (4 * w)
+        # at most `partners` of the top depth+1 are not V: count(V) >= t, tested in every nibble at once
+        # (8 + count - t >= 8) with no borrow between nibbles, as a count is at most 4 (usable piles exist
+        # only with one deck) and t <= 7 when it is tested
+        t = depth + 1 - partners
+        if t > 7:
+            alive = 0
+        elif t > 0:
+            alive &= np.int64((((np.uint64(counts) | NIBBLE_HIGH) - np.uint64(t) * NIBBLE_LOW)
+                               & NIBBLE_HIGH) >> _U3)
+        if alive == 0:
+            break
+        depth += 1
+    return depth
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def several_depths(st, rules, ws, team, nloose, held4):
+    """The usable depths of several opponents' piles, by seat at C_KMAX + seat: the greatest fixpoint of
+    `usable_depth` with each pile's partners counting the other piles' depths (docs/ENGINE.md)."""
+    nseats = rules[R_SEATS]
+    total = 0
+    for s in range(nseats):
+        if rules[R_TEAM + s] != team:
+            ws[C_KMAX + s] = st[S_PLEN + s]
+            total += st[S_PLEN + s]
+    changed = True
+    while changed:
+        changed = False
+        for s in range(nseats):
+            if rules[R_TEAM + s] == team:     # K8, K15: never the mover's own pile nor his teammate's
+                continue
+            depth = usable_depth(st, s, nloose + 1 + total - ws[C_KMAX + s], held4)
+            if depth != ws[C_KMAX + s]:
+                total -= ws[C_KMAX + s] - depth
+                ws[C_KMAX + s] = depth
+                changed = True
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare_items(st, rules, p, ws, held):
     """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum.
-    `held`: bit v set for each value v <= the highest group value of which the mover holds a card."""
+    `held`: bit v set for each value v a move's groups may take: those of which the mover holds a card, and
+    in 4p his partner's builds' and open promises' values (P12, P14)."""
     nseats = rules[R_SEATS]
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
@@ -308,44 +357,28 @@ def prepare_items(st, rules, p, ws, held):
     # A pile card of value V may be a group alone; one of another value needs a partner of its own in its
     # group: a loose card, the played card or another opponent's pile card. So the top k cards are usable
     # only if, for some held V, none of them is above V and at most `partners` are not V; the depth below
-    # is the largest such k, and so never cuts a legal move (docs/ENGINE.md, "Usable pile depth").
+    # is the largest such k, and so never cuts a legal move (docs/ENGINE.md, "Usable pile depth"). With
+    # several opponents a pile's partners include the other piles' usable cards, so the depths are a
+    # greatest fixpoint: from the pile lengths, each pile's depth is recomputed from the others' until none
+    # changes (each pass keeps every depth an upper bound of what a move can use).
     nloose = popcount(loose)
     nopp = 0
     items = loose
     if rules[R_PILES]:
-        partners = nloose + 1
-        if nseats > 2:
-            for s in range(nseats):
-                if s != p:
-                    partners += st[S_PLEN + s]
+        team = rules[R_TEAM + p]
         # the held values, one nibble each (bit 4V): held < 2**16 spread by the "part 1 by 3" bit trick
         held4 = (held | (held << 24)) & 0x000000FF000000FF
         held4 = (held4 | (held4 << 12)) & 0x000F000F000F000F
         held4 = (held4 | (held4 << 6)) & 0x0303030303030303
         held4 = (held4 | (held4 << 3)) & 0x1111111111111111
+        if nseats > 2:
+            several_depths(st, rules, ws, team, nloose, held4)
         for s in range(nseats):
-            if s == p:
+            if rules[R_TEAM + s] == team:
                 continue
             plen = st[S_PLEN + s]
-            depth = 0
-            alive = held4                 # bit 4V: the top depth cards can all go to value V
-            counts = 0                    # nibble V: cards of value V among the top depth+1
-            while depth < plen:
-                w = card_value(st[S_PILE + s * MAX_PILE + plen - 1 - depth])
-                alive &= ~((1 << (4 * w)) - 1)          # no card above V
-                counts += 1 << (4 * w)
-                # at most `partners` of the top depth+1 are not V: count(V) >= t, tested in every nibble at
-                # once (8 + count - t >= 8) with no borrow between nibbles, as a count is at most 4 (usable
-                # piles exist only with one deck) and t <= 7 when it is tested
-                t = depth + 1 - partners
-                if t > 7:
-                    alive = 0
-                elif t > 0:
-                    alive &= np.int64((((np.uint64(counts) | NIBBLE_HIGH) - np.uint64(t) * NIBBLE_LOW)
-                                       & NIBBLE_HIGH) >> _U3)
-                if alive == 0:
-                    break
-                depth += 1
+            # 1v1: one opponent, so loose cards and the played card are the only partners
+            depth = ws[C_KMAX + s] if nseats > 2 else usable_depth(st, s, nloose + 1, held4)
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0
@@ -411,6 +444,8 @@ def prepare_items(st, rules, p, ws, held):
             sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
             n += 1
     ws[C_NSUB] = n
+    ws[C_PIDX_BUILT] = 0
+    ws[C_PIDX_TOP] = 0
     ws[C_SUMS] = sums
     ws[C_SUMS_LOOSE] = sums_loose
     ws[C_SUMS_LOOSE_ONLY] = sums_only

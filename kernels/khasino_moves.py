@@ -12,21 +12,20 @@ from numba import njit
 
 from .bits import lowbit_index, popcount, card_value, SPADES_MASK
 from .groups import (
-    combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, free_start, free_next,
-    pile_counts_start, pile_counts_need, pile_counts_next,
+    combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, piles_start, piles_next,
 )
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_DEAL, S_LAST_CAP,
     MAX_GROUPS, MAX_VALUE,
     R_TRAIL_SAME, R_TRAIL_OWN_FIRST, R_MAX_BUILDS, R_CHANGE, R_FOLLOW,
-    R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK,
+    R_MAX_BUILD_VALUE, R_CARD_POINTS, R_POINT_MASK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISES,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     CARD_BITS, VALUE_SHIFT,
     C_NOPP, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
     SINK_RANDOM, SINK_GREEDY, C_FOUND,
     C_OWNMASK, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
-    C_CARDPTS,
+    C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
@@ -65,7 +64,16 @@ def prepare_position(st, rules, p, ws):
         ws[C_HV + cv] += 1
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
-    prepare_items(st, rules, p, ws, ws[C_HVMASK])
+    group_values = ws[C_HVMASK]
+    if rules[R_TEAMS]:
+        # the values a move's groups may take without the mover holding them: his partner's builds (P12
+        # loads) and open promises (P14 rebuilds); pile cards may complete those groups too (K8)
+        partner = rules[R_PARTNER + p]
+        group_values |= st[S_PROMISES + partner]
+        for v in range(1, maxv + 1):
+            if st[S_BOWNER + v] == partner:
+                group_values |= 1 << v
+    prepare_items(st, rules, p, ws, group_values)
     ws[C_LOOSE] = st[S_LOOSE]
     ws[C_MYPLEN] = st[S_PLEN + p]
     ws[C_LASTCAP] = st[S_LAST_CAP]
@@ -76,6 +84,10 @@ def prepare_position(st, rules, p, ws):
         built |= ((st[S_BOWNER + v] >> 63) + 1) << v       # owner -1: no build (no branch)
     ownmask = 0
     changeable = 0
+    partner_builds = 0
+    partner = rules[R_PARTNER + p]
+    team = rules[R_TEAM + p]
+    ws[C_MKOWNER] = p
     features = ws[C_SINK] != SINK_RANDOM          # the random bot reads no features
     if features:
         m = rules[R_POINT_MASK]     # mask_points reads only these cards' entries
@@ -94,7 +106,9 @@ def prepare_position(st, rules, p, ws):
         ng = st[S_BNG + v]
         if o == p:
             ownmask |= b
-        elif ng == 1:
+        elif o == partner:
+            partner_builds |= b         # K15: never changed by the mover; loaded without holding v (P12)
+        elif ng == 1 and rules[R_TEAM + o] != team:
             changeable |= b
         bh = z_build(v, o)
         bm = 0
@@ -110,6 +124,7 @@ def prepare_position(st, rules, p, ws):
             ws[C_BPTS + v] = mask_points(bm, ws)
             tp += ws[C_BPTS + v]
     ws[C_OWNMASK] = ownmask
+    ws[C_PARTNER_BUILDS] = partner_builds
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
@@ -191,7 +206,7 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
                 key ^= z_last(lc)
             key ^= z_last(p)
     elif kind == KIND_BUILD:
-        key ^= z_build(value, p)
+        key ^= z_build(value, ws[C_MKOWNER])     # the mover, or his partner in a P14 rebuild
         for i in range(ng):
             key ^= z_group(value, i, ws[WS_GBUF + i])
     elif kind == KIND_LOAD:
@@ -329,9 +344,8 @@ def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash,
     holds a loose card where `need_loose` says so.
 
     With one usable opponent pile (every 1v1 format) the pile groups are chosen depth by depth
-    (`prefix_next`), so none is made only to fail K8. With several (3p, 4p) the counts of top cards taken from
-    every pile but one are enumerated (`pile_counts_*`), and `free_next` finds the selections using exactly
-    those cards and any top cards of the remaining (free) pile."""
+    (`prefix_next`), so none is made only to fail K8. With several (3p, 4p) `piles_next` settles the piles one
+    after another, each top down, closing it or covering its topmost unused card."""
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]
@@ -347,21 +361,16 @@ def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash,
                 return
             offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose,
                              lo, mid)
-    if not pile_counts_start(ws, taken, mid, hi):
+    if not piles_start(ws, taken, value, mid, hi):
         return
-    while True:                     # each combination of top-card counts, one per usable pile (K8)
-        need = pile_counts_need(ws)
-        free_start(ws, taken)
-        while True:
-            db = free_next(ws, mid, hi, need)
-            if db < 0:
-                break
-            offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose,
-                             lo, mid)
-        if not pile_counts_next(ws):
+    while True:                     # each selection using every usable pile's top cards exactly (K8)
+        db = piles_next(ws, value)
+        if db < 0:
             return
+        offer_with_loose(ws, p, kind, c, value, target, ws[WS_USED3 + db], db, extra, xhash, need_loose, lo, mid)
 
 
+REBUILD_SHIFT = 16         # gen_hand: bit 16 + v of its to-do mask marks a P14 rebuild of value v
 DIRECT_BUCKET = 2          # buckets of at most this many groups are enumerated in place
 
 
@@ -452,8 +461,7 @@ def gen_changes(st, rules, p, ws, c):
     cv = card_value(c)
     maxv = rules[R_MAX_BUILD_VALUE]
     for w in range(1, maxv - cv + 1):
-        o = st[S_BOWNER + w]
-        if o < 0 or o == p or st[S_BNG + w] != 1:
+        if not (ws[C_CHANGEABLE] >> w) & 1:   # an opponent's simple build (never the mover's or a teammate's)
             continue
         g0 = st[S_BGROUPS + w * MAX_GROUPS]
         if rules[R_CHANGE] == 0:
@@ -509,10 +517,23 @@ def gen_hand(st, rules, p, ws, captures, others):
         todo = held & built
         if can_build:
             todo |= held & ~built & (((ne & bl) << cv) | bl)
-        while todo:                 # ascending values, loads and builds as they come
+        todo |= ws[C_PARTNER_BUILDS] & (ne << cv)     # P12: a partner's build, loaded without holding v
+        if rules[R_TEAMS]:
+            # P14: rebuild a value the partner promised, whose build an opponent captured, for the partner (he
+            # holds its card, P13); the mover need not hold one; a K5 build otherwise. Marked at bit 16 + v,
+            # so one loop (one inlined copy of gen_groups_onto) makes both
+            rebuild = st[S_PROMISES + rules[R_PARTNER + p]] & ~built & (ne << cv) & (((ne & bl) << cv) | bl)
+            todo |= (rebuild & ((2 << maxv) - 1)) << REBUILD_SHIFT
+        while todo:                 # ascending values, loads and builds as they come, then rebuilds
             hb = todo & -todo
             todo ^= hb
-            gen_groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, lowbit_index(hb))
+            v = lowbit_index(hb)
+            if v >= REBUILD_SHIFT:
+                v -= REBUILD_SHIFT
+                ws[C_MKOWNER] = rules[R_PARTNER + p]
+                hb = 0
+            gen_groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, v)
+        ws[C_MKOWNER] = p
         if can_build and cv < maxv and ws[C_CHANGEABLE] & ((2 << (maxv - cv)) - 1):
             gen_changes(st, rules, p, ws, c)
         # K11 trail

@@ -29,7 +29,9 @@ S_BGROUPS = S_BNG + MAX_VALUE + 1                   # group masks: S_BGROUPS + v
 S_PLEN = S_BGROUPS + (MAX_VALUE + 1) * MAX_GROUPS   # pile lengths per seat
 S_PILE = S_PLEN + MAX_SEATS                         # pile cards: S_PILE + seat*MAX_PILE + i, bottom first
 S_STOCK = S_PILE + MAX_SEATS * MAX_PILE             # stock card ids in deal order
-STATE_SIZE = S_STOCK + MAX_CARDS
+S_PROMISED = S_STOCK + MAX_CARDS    # team formats (P13): bit v, the build of value v is promised by its owner
+S_PROMISES = S_PROMISED + 1         # team formats (P13): per seat, bit v, an open promise of v (P14 reads it)
+STATE_SIZE = S_PROMISES + MAX_SEATS
 
 # ---- ruleset record ------------------------------------------------------------------------------------------
 R_SEATS = 0             # number of seats
@@ -52,7 +54,11 @@ R_CARD_POINTS = 16      # points of card id c at R_CARD_POINTS + c (52 entries)
 R_NEXT = R_CARD_POINTS + 52     # turn order (P8): the seat after seat s at R_NEXT + s
 R_REFILL = R_NEXT + MAX_SEATS   # K16 stock: the player who acted draws to this many cards (0: no refill)
 R_TIEBREAK = R_REFILL + 1       # P9: 1 = the winner is the best (points, cards, spades, holds 10D)
-RULES_SIZE = R_TIEBREAK + 1
+R_TEAMS = R_TIEBREAK + 1        # K15: 1 = seats play in teams (partner loads, rebuilds, Stay, team scoring)
+R_TEAM = R_TEAMS + 1            # K15: the team of seat s at R_TEAM + s (each seat its own team without teams)
+R_PARTNER = R_TEAM + MAX_SEATS  # K15: the partner of seat s at R_PARTNER + s (-1 without teams)
+R_LEAD_CHOICE = R_PARTNER + MAX_SEATS   # P11: 1 = seat 0 chooses its team's leader, seat 0 or seat 1
+RULES_SIZE = R_LEAD_CHOICE + 1
 
 # ---- move records ----------------------------------------------------------------------------------------------
 # A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
@@ -73,6 +79,7 @@ M_CARDS = 9
 M_SPADES = 10
 M_TABLE_POINTS = 11
 M_PILE_USED = 12        # opponent pile cards the move uses
+M_OWNER = 13            # build: the new build's owner (the mover, or his partner for a P14 rebuild)
 M_GROUPS = 16
 MAX_MOVE_GROUPS = 64    # groups of one move; bound in docs/ENGINE.md ("Scratch bounds"): at most 53
 M_FGROUPS = M_GROUPS + MAX_MOVE_GROUPS
@@ -92,19 +99,23 @@ G_TURNS = 0
 G_LAST_CAP = 1
 G_NO_MOVE = 2           # positions with no legal move (K11 fallback); 0 in reachable play
 G_OVERFLOW = 3          # a scratch buffer overflowed; the game is not exact and is reported as an error
-G_WINNER = 4            # winning seat (-1 on a tie, impossible in 1v1 Khasino)
+G_WINNER = 4            # winning team: the winning seat without teams, 0 (AB) or 1 (CD) in 4p (-1: a tie)
 G_BAD = 5               # positions failing the card-accounting check (when checking is on)
 G_SEED = 6              # the game seed (bits of the unsigned 64-bit value)
-G_LEADER = 7            # the seat that led the game (P10: a series chooses it)
+G_LEADER = 7            # the seat that led the game (P10: a series chooses it; P11: team AB chose it)
 G_SEAT0 = 8             # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
  SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
- SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS) = range(16)
-SEAT_FIELDS = 16
+ SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_STAY_OFFERS, SEAT_STAYS) = range(20)
+SEAT_FIELDS = 20
 SEAT_FIELD_NAMES = ("score", "cards", "spades", "aces", "two_spades", "ten_diamonds", "most_cards",
                     "most_spades", "captures", "builds", "loads", "changes", "builds_captured",
-                    "pile_cards_taken", "trails", "followups")
+                    "pile_cards_taken", "trails", "followups", "team", "team_score", "stay_offers", "stays")
 STATS_SIZE = G_SEAT0 + MAX_SEATS * SEAT_FIELDS
+
+# ---- decisions that are not card plays (4p, P11/P15): option keys Z(7, kind, option, 0), docs/ENGINE.md ----
+DECISION_TAG = 7
+DECIDE_LEAD, DECIDE_STAY = 0, 1
 
 # ---- bots -----------------------------------------------------------------------------------------------------
 BOT_RANDOM, BOT_GREEDY = 0, 1
@@ -179,16 +190,25 @@ C_BGRP = C_BNGV + MAX_VALUE + 1      # per build value: its groups, C_BGRP + v*M
 C_PTMASK = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS  # cards worth points (greedy and listing sinks only)
 C_CARDPTS = C_PTMASK + 1             # points of card id c at C_CARDPTS + c (greedy and listing sinks only)
 C_ITEMH = C_CARDPTS + 52             # hash term of usable pile card c in place at C_ITEMH + c (uint64 bits)
-C_KMIN = C_ITEMH + 64                # several usable opponent piles: per pile, the fewest and most top cards a
-C_KMAX = C_KMIN + MAX_SEATS          # selection can use, and the count being enumerated (an odometer)
-C_KCUR = C_KMAX + MAX_SEATS
-C_KFREE = C_KCUR + MAX_SEATS         # the pile whose count the search leaves open (the one with the widest range)
-CTX_SIZE = C_KFREE + 1
+C_KMAX = C_ITEMH + 64                # several usable opponent piles: per pile, the most top cards a selection
+                                     # of the bucket being searched can use (the groups reach them without a gap)
+C_PFORBID = C_KMAX + MAX_SEATS       # the usable pile cards below those depths (never in a selection)
+C_MKOWNER = C_PFORBID + 1            # the owner a new build gets (the mover; his partner in a rebuild)
+C_PARTNER_BUILDS = C_MKOWNER + 1     # bit v: the mover's partner owns the build of value v (K15 loads, P12)
+C_PIDX_BUILT = C_PARTNER_BUILDS + 1  # bit v: the pile index of bucket v is built (reset per position)
+C_PIDX_TOP = C_PIDX_BUILT + 1        # entries of WS_PIDX in use
+PIDX_STRIDE = 66                     # the pile index's run bounds per bucket: one more than the 64 card ids, + 1
+C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card groups whose first pile card is x
+                                     # is WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX + v*PIDX_STRIDE :]
+CTX_SIZE = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
 WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum, each bucket in descending mask order
 WS_SUBH = WS_SUB + MAX_SUBSETS       # their hash terms
+WS_PIDX = WS_RAWH                    # several usable piles: the pile index (kernels/groups.py, `pile_index`):
+                                     # bucket indices of pile-card groups, by bucket and first pile card; made
+                                     # only after prepare_items, whose generation-order hash table it overwrites
 WS_FOLLOW = WS_RAW                   # follow-up candidate groups (packed), at most one per subset: made only
                                      # after prepare_items, whose generation-order table they overwrite
 WS_SEL1 = WS_SUBH + MAX_SUBSETS      # selection stacks (indices) and the union of cards at each depth
@@ -197,8 +217,8 @@ WS_SEL2 = WS_USED1 + STACK_LEN + 1
 WS_USED2 = WS_SEL2 + STACK_LEN
 WS_SEL3 = WS_USED2 + STACK_LEN + 1
 WS_USED3 = WS_SEL3 + STACK_LEN
-WS_SEL4 = WS_USED3 + STACK_LEN + 1   # several usable piles: the search's stack (a group index, or -1 where the
-WS_USED4 = WS_SEL4 + STACK_LEN       # free pile was closed) and the cards used at each depth
+WS_SEL4 = WS_USED3 + STACK_LEN + 1   # several usable piles: the search's stack (a group index, or -1 where a
+WS_USED4 = WS_SEL4 + STACK_LEN       # pile was closed) and the cards used at each depth
 WS_GBUF = WS_USED4 + STACK_LEN + 1   # the groups of the move being generated
 WS_BEST = WS_GBUF + STACK_LEN        # the running best move record
 WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot

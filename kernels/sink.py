@@ -20,7 +20,7 @@ from .layout import (
     C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
     SINK_GREEDY, SINK_LIST, SINK_KEYS, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
-    M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS,
+    M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS, M_OWNER, C_MKOWNER,
 )
 from .rng import fmix
 
@@ -89,6 +89,7 @@ def write_record(ws, at, kind, c, value, target, used, ng, nf, key, pile_used):
     ws[at + M_SPADES] = ws[C_FEAT + 2]
     ws[at + M_TABLE_POINTS] = ws[C_FEAT + 3]
     ws[at + M_PILE_USED] = pile_used
+    ws[at + M_OWNER] = ws[C_MKOWNER]
     for i in range(ng):
         ws[at + M_GROUPS + i] = ws[WS_GBUF + i]
     for i in range(nf):

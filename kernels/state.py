@@ -3,18 +3,18 @@ sweep, scoring and the full position hash. All in place on preallocated arrays."
 import numpy as np
 from numba import njit
 
-from .bits import lowbit_index, popcount, SPADES_MASK, TWO_SPADES, TEN_DIAMONDS, ACES_MASK
+from .bits import lowbit_index, popcount, card_value, SPADES_MASK, TWO_SPADES, TEN_DIAMONDS, ACES_MASK
 from .layout import (
     S_TO_MOVE, S_DEAL, S_LAST_CAP, S_OVER, S_STOCK_POS, S_STOCK_LEN, S_TURN, S_LAST_MOVER, S_LOOSE,
     S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
-    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK,
-    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_TRAIL,
+    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, S_PROMISED, S_PROMISES, M_OWNER,
+    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
     CARD_BITS, VALUE_SHIFT,
     G_SEAT0, G_WINNER, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
-    SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES,
+    SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_TEAM, SEAT_TEAM_SCORE,
 )
 from .rng import next_u64, zterm
 
@@ -113,6 +113,8 @@ def apply_move(st, rules, p, ws, r):
                 st[S_PLEN + s] -= 1
     g0 = r + M_GROUPS
     ng = ws[r + M_GCOUNT]
+    if rules[R_TEAMS]:
+        keep_promises(st, rules, p, c, kind, value, target)
     if kind == KIND_CAPTURE:
         if target > 0:
             for i in range(st[S_BNG + target]):
@@ -127,7 +129,7 @@ def apply_move(st, rules, p, ws, r):
         st[S_LOOSE] |= 1 << c
     elif kind == KIND_BUILD or kind == KIND_LOAD:
         if kind == KIND_BUILD:
-            st[S_BOWNER + value] = p
+            st[S_BOWNER + value] = ws[r + M_OWNER]      # the mover, or his partner (P14 rebuild)
             st[S_BNG + value] = 0
         base = st[S_BNG + value]
         for i in range(ng):
@@ -139,6 +141,36 @@ def apply_move(st, rules, p, ws, r):
         st[S_BOWNER + value] = p
         st[S_BNG + value] = 1
         st[S_BGROUPS + value * MAX_GROUPS] = grp
+    apply_followups(st, ws, r)
+    st[S_LAST_MOVER] = p
+    st[S_TURN] += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def keep_promises(st, rules, p, c, kind, value, target):
+    """P13, before seat p's move of card c is applied: playing a card of value v ends p's promise of v (his
+    open promise, and the promised mark of his build of v); a capture of a promised build by an opponent of its
+    owner opens the owner's promise; a build p creates or changes (or rebuilds for his partner, P14) is
+    promised."""
+    cv = card_value(c)
+    st[S_PROMISES + p] &= ~(1 << cv)
+    if st[S_BOWNER + cv] == p:
+        st[S_PROMISED] &= ~(1 << cv)
+    if kind == KIND_CAPTURE:
+        if target > 0:
+            o = st[S_BOWNER + target]
+            if (st[S_PROMISED] >> target) & 1 and rules[R_TEAM + o] != rules[R_TEAM + p]:
+                st[S_PROMISES + o] |= 1 << target
+            st[S_PROMISED] &= ~(1 << target)
+    elif kind == KIND_BUILD:
+        st[S_PROMISED] |= 1 << value
+    elif kind == KIND_CHANGE:
+        st[S_PROMISED] = (st[S_PROMISED] & ~(1 << target)) | (1 << value)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def apply_followups(st, ws, r):
+    """The K9 follow-up groups of the move record at ws[r:]: loose-only groups added to the mover's builds."""
     f0 = r + M_FGROUPS
     for i in range(ws[r + M_FCOUNT]):  # K9 follow-ups, loose-only groups
         x = ws[f0 + i]
@@ -148,6 +180,47 @@ def apply_move(st, rules, p, ws, r):
         k = st[S_BNG + w]
         st[S_BGROUPS + w * MAX_GROUPS + k] = g
         st[S_BNG + w] = k + 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def apply_stay(st, rules, p, ws, r, q):
+    """P15: seat p's capture of a build (the record at ws[r:]) played as a load of that build instead, which
+    passes to p's partner q: the move's other groups and the played card, a group of its own, join the build
+    (all in the canonical order: larger card mask first); the cards used leave the table and the opponents'
+    piles; nothing is captured, so the last capturer stays; p's K9 follow-ups are added as chosen."""
+    c = ws[r + M_CARD]
+    v = ws[r + M_TARGET]
+    used = ws[r + M_USED]
+    keep_promises(st, rules, p, c, KIND_LOAD, v, v)
+    st[S_HANDS + 2 * p] &= ~(1 << c)
+    loose = st[S_LOOSE]
+    pile_cards = used & ~loose
+    st[S_LOOSE] = loose & ~used
+    if pile_cards:
+        for s in range(rules[R_SEATS]):
+            base = S_PILE + s * MAX_PILE
+            while s != p and st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
+                st[S_PLEN + s] -= 1
+    ng = ws[r + M_GCOUNT]
+    base = S_BGROUPS + v * MAX_GROUPS + st[S_BNG + v]
+    cbit = 1 << c
+    placed = False
+    k = 0
+    for i in range(ng):     # the move's groups are in canonical order; the played card goes in its place
+        g = ws[r + M_GROUPS + i]
+        if not placed and cbit > g:
+            st[base + k] = cbit
+            k += 1
+            placed = True
+        st[base + k] = g
+        k += 1
+    if not placed:
+        st[base + k] = cbit
+        k += 1
+    st[S_BNG + v] += k
+    st[S_BOWNER + v] = q
+    st[S_PROMISED] &= ~(1 << v)
+    apply_followups(st, ws, r)
     st[S_LAST_MOVER] = p
     st[S_TURN] += 1
 
@@ -157,6 +230,10 @@ def trail_fallback(st, p):
     """K11: with no legal move at all, the lowest card of the hand is trailed."""
     hand = st[S_HANDS + 2 * p]
     b = hand & -hand
+    cv = card_value(lowbit_index(b))
+    st[S_PROMISES + p] &= ~(1 << cv)        # P13 (zero outside team formats)
+    if st[S_BOWNER + cv] == p:
+        st[S_PROMISED] &= ~(1 << cv)
     st[S_HANDS + 2 * p] = hand ^ b
     st[S_LOOSE] |= b
     st[S_LAST_MOVER] = p
@@ -221,17 +298,37 @@ def pile_mask(st, s):
     return m
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def team_total(rules, out, s, f):
+    """The sum of per-seat field f over seat s's team (K15: teammates pool their piles; alone, s's own)."""
+    t = 0
+    for u in range(rules[R_SEATS]):
+        if rules[R_TEAM + u] == rules[R_TEAM + s]:
+            t += out[G_SEAT0 + u * SEAT_FIELDS + f]
+    return t
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def first_of_team(rules, s):
+    """True for the lowest-numbered seat of its team (each team counted once)."""
+    for u in range(s):
+        if rules[R_TEAM + u] == rules[R_TEAM + s]:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def score(st, rules, out):
-    """K13 scoring into the per-seat blocks of a statistics row; returns the winning seat (-1 on a tie)."""
+    """K13 scoring (P9 in 3p; by team in 4p, K15) into the per-seat blocks of a statistics row; returns the
+    winning team (without teams, the winning seat), -1 on a tie.
+
+    Per seat: its own pile's cards, spades, aces, 2S and 10D; its team's most-cards and most-spades points;
+    `score` and `team_score`, the team's points (without teams, the seat's own)."""
     nseats = rules[R_SEATS]
-    best_cards = -1
-    best_spades = -1
-    n_best_cards = 0
-    n_best_spades = 0
     for s in range(nseats):
         m = pile_mask(st, s)
         o = G_SEAT0 + s * SEAT_FIELDS
+        out[o + SEAT_TEAM] = rules[R_TEAM + s]
         out[o + SEAT_CARDS] = popcount(m)
         out[o + SEAT_SPADES] = popcount(m & SPADES)
         out[o + SEAT_ACES] = popcount(m & ACES_MASK)
@@ -243,37 +340,54 @@ def score(st, rules, out):
             m ^= b
             pts += rules[R_CARD_POINTS + lowbit_index(b)]
         out[o + SEAT_SCORE] = pts
-        if out[o + SEAT_CARDS] > best_cards:
-            best_cards = out[o + SEAT_CARDS]
+    best_cards = -1
+    best_spades = -1
+    n_best_cards = 0
+    n_best_spades = 0
+    for s in range(nseats):
+        if not first_of_team(rules, s):
+            continue
+        tc = team_total(rules, out, s, SEAT_CARDS)
+        ts = team_total(rules, out, s, SEAT_SPADES)
+        if tc > best_cards:
+            best_cards = tc
             n_best_cards = 0
-        if out[o + SEAT_CARDS] == best_cards:
+        if tc == best_cards:
             n_best_cards += 1
-        if out[o + SEAT_SPADES] > best_spades:
-            best_spades = out[o + SEAT_SPADES]
+        if ts > best_spades:
+            best_spades = ts
             n_best_spades = 0
-        if out[o + SEAT_SPADES] == best_spades:
+        if ts == best_spades:
             n_best_spades += 1
     for s in range(nseats):
         o = G_SEAT0 + s * SEAT_FIELDS
         mc = 0
         ms = 0
-        if out[o + SEAT_CARDS] == best_cards and (n_best_cards == 1 or rules[R_SPLIT_TIES]):
+        if team_total(rules, out, s, SEAT_CARDS) == best_cards and (n_best_cards == 1 or rules[R_SPLIT_TIES]):
             mc = rules[R_MOST_CARDS] // n_best_cards
-        if out[o + SEAT_SPADES] == best_spades and (n_best_spades == 1 or rules[R_SPLIT_TIES]):
+        if team_total(rules, out, s, SEAT_SPADES) == best_spades and (n_best_spades == 1 or rules[R_SPLIT_TIES]):
             ms = rules[R_MOST_SPADES] // n_best_spades
         out[o + SEAT_MOST_CARDS] = mc
         out[o + SEAT_MOST_SPADES] = ms
-        out[o + SEAT_SCORE] += mc + ms
+    for s in range(nseats):
+        o = G_SEAT0 + s * SEAT_FIELDS
+        out[o + SEAT_TEAM_SCORE] = team_total(rules, out, s, SEAT_SCORE)
+    for s in range(nseats):
+        o = G_SEAT0 + s * SEAT_FIELDS
+        out[o + SEAT_TEAM_SCORE] += out[o + SEAT_MOST_CARDS] + out[o + SEAT_MOST_SPADES]
+        out[o + SEAT_SCORE] = out[o + SEAT_TEAM_SCORE]
     winner = -1
     best = -1
     for s in range(nseats):
+        if not first_of_team(rules, s):
+            continue
         o = G_SEAT0 + s * SEAT_FIELDS
         sc = out[o + SEAT_SCORE]
         if rules[R_TIEBREAK]:       # P9: points, then cards, then spades, then the 10D holder
             sc = ((sc * 64 + out[o + SEAT_CARDS]) * 64 + out[o + SEAT_SPADES]) * 2 + out[o + SEAT_TEN_DIAMONDS]
         if sc > best:
             best = sc
-            winner = s
+            winner = rules[R_TEAM + s]
         elif sc == best:
             winner = -1
     return winner

@@ -111,16 +111,20 @@ def show(state_file):
     click.echo(render(_load_state(state_file)))
 
 
-def _bots(spec, seats):
+def _bots(spec, fmt):
     from .engine import BOTS
+    from .runs import expand_bots
+    seats = fmt.seats
     names = [b.strip() for b in spec.split(",") if b.strip()]
     for b in names:
         if b not in BOTS:
             raise InputError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
     if len(names) == 1:
         names = names * seats
+    names = list(expand_bots(fmt.name, names))       # team formats: one bot per team
     if len(names) != seats:
-        raise InputError(f"give one bot, or {seats} (one per seat), not {len(names)}")
+        per_team = f", {fmt.n_teams} (one per team)" if fmt.teams else ""
+        raise InputError(f"give one bot{per_team}, or {seats} (one per seat), not {len(names)}")
     return names
 
 
@@ -134,13 +138,14 @@ def _format(name):
 @main.command()
 @click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Game seed.")
-@click.option("--bots", default="greedy,random", show_default=True, help="One bot per seat (or one for all).")
+@click.option("--bots", default="greedy,random", show_default=True,
+              help="One bot per seat (or one for all; one per team in khasino-4p).")
 @click.option("--json", "as_json", is_flag=True, help="Print each position as a JSON state instead.")
 def play(fmt_name, seed, bots, as_json):
     """Play one game in the compiled core and print it move by move, replayed through the Python API."""
     from .engine import new_game, legal_moves, play_game, scores
     fmt = _format(fmt_name)
-    names = _bots(bots, fmt.seats)
+    names = _bots(bots, fmt)
     game = play_game(fmt.name, seed, names)
     state = new_game(fmt.name, seed)
     for key in game["keys"]:
@@ -169,7 +174,8 @@ def _settings(pairs):
 @click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
 @click.option("--games", default=100_000, show_default=True, type=int, help="Number of games.")
 @click.option("--bots", default="greedy,random", show_default=True,
-              help="One bot per seat, comma-separated (random, greedy).")
+              help="One bot per seat, comma-separated (random, greedy); khasino-4p also takes one per team "
+              "(greedy,random: seats A, B greedy, C, D random), teams swapping sides every game.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
 @click.option("--out", default=None, help="Output folder [default: results/FORMAT-BOTS-sSEED-nGAMES].")
 @click.option("--workers", default=None, type=click.IntRange(1, 1024),
@@ -187,7 +193,8 @@ def _settings(pairs):
               help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
              quiet, series):
-    """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset."""
+    """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
+    (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
     from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
     from .stats import summarize, format_summary

@@ -12,9 +12,12 @@ from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
 from khasino_sim.kernels.game import play_batch, play_game as _play_game
 from khasino_sim.kernels.movegen import list_window, new_workspace, prepare_only
-from khasino_sim.kernels.state import apply_move, advance, init_state, shuffle_deck, trail_fallback, position_hash
+from khasino_sim.kernels.state import (
+    apply_move, apply_stay, advance, init_state, shuffle_deck, trail_fallback, position_hash,
+)
+from khasino_sim.kernels.rng import zterm
 from .formats import get_format
-from .state_json import StateError, from_json, to_json, k10_order, _seat  # noqa: F401 (re-exported)
+from .state_json import StateError, from_json, parse, to_json, k10_order, _seat  # noqa: F401 (re-exported)
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
 
@@ -40,15 +43,21 @@ class EngineError(RuntimeError):
 
 @dataclass(frozen=True)
 class Move:
-    """One distinct legal move: the card played, its kind, a sentence, its key and the successor state."""
+    """One distinct legal move: the card played, its kind, a sentence, its key and the successor state. A
+    decision that is not a card play (4p: kind `lead`, `stay` or `decline`) has no card; a lead option names
+    the `seat` chosen."""
     card: str
     kind: str
     text: str
     key: int
     result: dict
+    seat: int = None
 
     def to_json(self):
-        return {"card": self.card, "kind": self.kind, "text": self.text, "result": self.result}
+        out = {"card": self.card, "kind": self.kind} if self.card is not None else {"kind": self.kind}
+        if self.seat is not None:
+            out["seat"] = self.seat
+        return {**out, "text": self.text, "result": self.result}
 
 
 def bot_id(name):
@@ -74,7 +83,7 @@ def new_game(fmt_name, seed=0, deck=None, leader=0):
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     init_state(st, fmt.rules_array(), order)
     st[L.S_TO_MOVE] = leader
-    return to_json(st, fmt)
+    return to_json(st, fmt, {"kind": "lead", "team": [0, 1]} if fmt.lead_choice else None)
 
 
 def _leader(fmt, leader):
@@ -117,6 +126,8 @@ def describe(rec, st, p, seats=2):
         verb = "build" if kind == L.KIND_BUILD else "load build"
         simple = " (simple)" if kind == L.KIND_BUILD and len(groups) == 1 else ""
         keep = f", keeping a {value}" if kind == L.KIND_BUILD else ""
+        if kind == L.KIND_BUILD and int(rec[L.M_OWNER]) != p:       # P14
+            verb, keep = "rebuild", f" for your partner, seat {int(rec[L.M_OWNER])}, who promised a {value}"
         text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
     for s in range(seats):
         base = L.S_PILE + s * L.MAX_PILE
@@ -160,13 +171,94 @@ def _records(st, rules, p):
             return
 
 
+def decision_key(kind, option):
+    """The fixed key of a decision option (docs/ENGINE.md): Z(7, kind, option, 0)."""
+    return int(zterm(L.DECISION_TAG, kind, option, 0))
+
+
+def move_json(rec):
+    """The JSON of a capture record as a Stay decision's `move` (docs/ENGINE.md, "Four players")."""
+    groups = [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
+    follow = sorted(((int(x) >> L.VALUE_SHIFT, int(x) & L.CARD_BITS)
+                     for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]), key=lambda wg: (wg[0], -wg[1]))
+    return {"card": card_name(int(rec[L.M_CARD])), "kind": "capture", "build": int(rec[L.M_TARGET]),
+            "groups": [[card_name(c) for c in k10_order(g)] for g in groups],
+            "followups": [{"build": w, "group": [card_name(c) for c in k10_order(g)]} for w, g in follow]}
+
+
+def _json_move_rec(st, rules, decision):
+    """The move record of a Stay decision's `move`: the legal capture of seat `seat` it names; StateError if
+    it names none."""
+    m = decision["move"]
+    mover = int(decision["seat"])
+    try:
+        card = parse_card(m["card"])
+        groups = {sum(1 << parse_card(c) for c in g) for g in m.get("groups", [])}
+        follow = {(int(f["build"]), sum(1 << parse_card(c) for c in f["group"])) for f in m.get("followups", [])}
+    except (KeyError, TypeError, ValueError, AttributeError):
+        raise StateError("decision.move must be {card, kind, build, groups, followups} (docs/ENGINE.md)") from None
+    if m.get("kind", "capture") != "capture" or m.get("build") != decision["value"]:
+        raise StateError(f"a Stay decision answers a capture of build {decision['value']} (P15)")
+    for rec in _records(st, rules, mover):
+        if int(rec[L.M_CARD]) != card or int(rec[L.M_KIND]) != L.KIND_CAPTURE or \
+                int(rec[L.M_TARGET]) != decision["value"]:
+            continue
+        got = {int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))}
+        got_f = {(int(x) >> L.VALUE_SHIFT, int(x) & L.CARD_BITS)
+                 for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]}
+        if got == groups and got_f == follow:
+            return rec
+    raise StateError(f"decision.move is not a legal capture of build {decision['value']} by seat {mover}")
+
+
+def stay_offer(st, rules, p, rec):
+    """P15: the partner who decides Stay on seat p's move `rec`, or -1 if the move offers none."""
+    if not rules[L.R_TEAMS] or rec[L.M_KIND] != L.KIND_CAPTURE or rec[L.M_TARGET] <= 0:
+        return -1
+    q = int(rules[L.R_PARTNER + p])
+    v = int(rec[L.M_TARGET])
+    return q if q >= 0 and int(st[L.S_HANDS + 2 * q]) >> (4 * (v - 1)) & 15 else -1
+
+
+def _decision_moves(fmt, st, rules, decision):
+    """The options of a pending decision (4p): lead seat 0 or 1 (P11); decline or stay (P15)."""
+    if decision["kind"] == "lead":
+        for seat in (0, 1):
+            nxt = st.copy()
+            nxt[L.S_TO_MOVE] = seat
+            yield Move(None, "lead", f"Seat {seat} leads for team AB", decision_key(L.DECIDE_LEAD, seat),
+                       to_json(nxt, fmt), seat)
+        return
+    rec = _json_move_rec(st, rules, decision)
+    p = int(decision["seat"])
+    q = int(st[L.S_TO_MOVE])
+    for option in (0, 1):
+        nxt = st.copy()
+        nxt[L.S_TO_MOVE] = p
+        if option:
+            apply_stay(nxt, rules, p, rec, 0, q)
+            text = f"Stay: seat {p}'s {card_name(int(rec[L.M_CARD]))} loads build {decision['value']}, now yours"
+        else:
+            apply_move(nxt, rules, p, rec, 0)
+            text = f"Decline: seat {p} captures build {decision['value']}"
+        advance(nxt, rules, p)
+        yield Move(None, "stay" if option else "decline", text, decision_key(L.DECIDE_STAY, option),
+                   to_json(nxt, fmt))
+
+
 def iter_moves(state):
     """Every distinct legal move (P7) of the seat to move, streamed in generation order; none once the game
     is over. Memory is bounded by one listing window plus the set of keys already given (de-duplication).
+    In 4p a pending decision lists its options instead (kinds `lead`, or `decline` and `stay`), and a
+    capture that offers the partner a Stay (P15) has that decision state as its result.
 
     `state` is a JSON state (dict or text); raises StateError on a bad state."""
-    fmt, st, rules = _position(state)
+    fmt, st, decision = parse(state)
+    rules = fmt.rules_array()
     if st[L.S_OVER]:
+        return
+    if decision is not None:
+        yield from _decision_moves(fmt, st, rules, decision)
         return
     p = int(st[L.S_TO_MOVE])
     seen = set()
@@ -175,11 +267,19 @@ def iter_moves(state):
         if key in seen:
             continue
         seen.add(key)
-        nxt = st.copy()
-        apply_move(nxt, rules, p, rec, 0)
-        advance(nxt, rules, p)
+        q = stay_offer(st, rules, p, rec)
+        if q >= 0:      # P15: the partner decides first; the position is unchanged until he does
+            nxt = st.copy()
+            nxt[L.S_TO_MOVE] = q
+            result = to_json(nxt, fmt, {"kind": "stay", "seat": p, "value": int(rec[L.M_TARGET]),
+                                        "move": move_json(rec)})
+        else:
+            nxt = st.copy()
+            apply_move(nxt, rules, p, rec, 0)
+            advance(nxt, rules, p)
+            result = to_json(nxt, fmt)
         yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
-                   describe(rec, st, p, fmt.seats), key, to_json(nxt, fmt))
+                   describe(rec, st, p, fmt.seats), key, result)
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -203,9 +303,12 @@ def legal_moves(state, limit=None):
 def count_moves(state):
     """The number of distinct legal moves (P7) of the seat to move, without building them: keys only,
     window by window (memory: one window plus the distinct keys). 0 once the game is over."""
-    fmt, st, rules = _position(state)
+    fmt, st, decision = parse(state)
+    rules = fmt.rules_array()
     if st[L.S_OVER]:
         return 0
+    if decision is not None:
+        return 2
     p = int(st[L.S_TO_MOVE])
     ws = _workspace("keys")
     seen = None
@@ -224,13 +327,15 @@ def count_moves(state):
 
 def scratch_high_water(state):
     """How much of the per-position scratch this position needs (docs/ENGINE.md, Scratch bounds): the
-    subset table's entries and capacity, the deepest usable opponent pile prefix, and the overflow guard."""
+    subset table's entries and capacity, the deepest usable opponent pile prefix (and each usable pile's, by
+    seat), and the overflow guard."""
     fmt, st, rules = _position(state)
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE]) if not st[L.S_OVER] else 0
     prepare_only(st, rules, p, ws)
-    depth = max([bin(int(ws[L.C_PMASK + j])).count("1") for j in range(int(ws[L.C_NOPP]))] + [0])
-    return {"subsets": int(ws[L.C_NSUB]), "subset_capacity": L.MAX_SUBSETS, "pile_depth": depth,
+    depths = {int(ws[L.C_OPP + j]): bin(int(ws[L.C_PMASK + j])).count("1") for j in range(int(ws[L.C_NOPP]))}
+    return {"subsets": int(ws[L.C_NSUB]), "subset_capacity": L.MAX_SUBSETS,
+            "pile_depth": max(list(depths.values()) + [0]), "pile_depths": depths,
             "pile_capacity": L.PREFIX_STRIDE - 1, "overflow": bool(ws[L.C_OVERFLOW])}
 
 
@@ -239,10 +344,16 @@ def bot_move(state, bot, draw_seed):
 
     The bot is handed the seat's observation and the candidates only (docs/ENGINE.md, "Bots")."""
     from khasino_sim.kernels.bots import decide
-    fmt, st, rules = _position(state)
+    from khasino_sim.kernels.game import decide_option
+    fmt, st, decision = parse(state)
+    rules = fmt.rules_array()
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
+    if decision is not None:
+        kind = L.DECIDE_LEAD if decision["kind"] == "lead" else L.DECIDE_STAY
+        key = decision_key(kind, int(decide_option(bot_id(bot), kind, stream)))
+        return next(mv for mv in iter_moves(state) if mv.key == key)
     n = decide(bot_id(bot), st, rules, p, ws, stream)
     _check(ws)
     if n == 0:

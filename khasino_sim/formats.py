@@ -40,6 +40,8 @@ class Format:
     refill: int = 0                         # K16 stock: the acting player draws back to this many cards
     tiebreak: bool = False                  # P9: winner by points, then cards, spades, the 10D holder
     series: bool = False                    # P10: matches can be played in series (the loser leads next)
+    teams: tuple = ()                       # K15: the teams, seats of each; () = every seat its own team
+    lead_choice: bool = False               # P11: after the deal seat 0 chooses its team's leader (0 or 1)
 
     @property
     def total_points(self):
@@ -72,7 +74,27 @@ class Format:
             r[L.R_NEXT + s] = order[(i + 1) % self.seats]
         r[L.R_REFILL] = self.refill
         r[L.R_TIEBREAK] = self.tiebreak
+        r[L.R_TEAMS] = bool(self.teams)
+        for s in range(L.MAX_SEATS):
+            r[L.R_TEAM + s] = self.team_of(s) if s < self.seats else s
+            r[L.R_PARTNER + s] = -1
+        for team in self.teams:
+            for s in team:
+                others = [t for t in team if t != s]
+                r[L.R_PARTNER + s] = others[0] if len(others) == 1 else -1
+        r[L.R_LEAD_CHOICE] = self.lead_choice
         return r
+
+    def team_of(self, s):
+        """The team of seat s (K15): its index in `teams`, or s itself where every seat plays alone."""
+        for i, team in enumerate(self.teams):
+            if s in team:
+                return i
+        return s
+
+    @property
+    def n_teams(self):
+        return len(self.teams) if self.teams else self.seats
 
     def next_seat(self, s):
         """The seat after seat s in turn order (P8)."""
@@ -87,7 +109,7 @@ class Format:
         return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()[:16]
 
 
-_LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series")
+_LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_choice")
 
 
 # Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
@@ -169,6 +191,14 @@ register(Format(
     name="khasino-3p-stock", hand=3, refill=3,
     description="3 players, 40 cards: 3 each, 1 loose card, 30 in stock; the player who acted refills to 3",
     **_THREE,
+))
+
+
+register(Format(
+    name="khasino-4p", seed="000 South African Khasino, house rules", seats=4, deals=1,
+    description="4 players in teams AB v CD, 40 cards: 10 each; order A, C, B, D; team AB picks its leader; "
+                "partner loads, rebuilds and Stay; 11 points by team",
+    no_trail_own_build_first_deal=False, turn_order=(0, 2, 1, 3), teams=((0, 1), (2, 3)), lead_choice=True,
 ))
 
 

@@ -1,10 +1,10 @@
-"""Pure-Python reference engine for khasino-sim: formats ``khasino`` and ``durban`` (1v1) and ``khasino-3p``,
-``khasino-3p-stock`` (three players), all on the 40-card deck.
+"""Pure-Python reference engine for khasino-sim: formats ``khasino`` and ``durban`` (1v1), ``khasino-3p``,
+``khasino-3p-stock`` (three players) and ``khasino-4p`` (two teams of two), all on the 40-card deck.
 
 This is the slow, readable oracle the compiled core is tested against.  It is written from the rulebooks
 (``shared/seeds/000_*``, ``001_*``), the rulings (``shared/RULINGS.md``, rules K1..K16) and the project's
-contract (``docs/RULES.md`` rules P1..P10 + "Exact conventions" + "Three players (K16)", ``docs/ENGINE.md``
-state/hash/randomness/bots) only.  Standard library only.
+contract (``docs/RULES.md`` rules P1..P15 + "Exact conventions" + "Three players (K16)" + "Four players (K15)",
+``docs/ENGINE.md`` state/hash/randomness/bots) only.  Standard library only.
 
 Internal representation (JSON only at the API boundary):
 
@@ -14,7 +14,10 @@ Internal representation (JSON only at the API boundary):
   group is a function of its set (K10: higher rank underneath, equal ranks S, H, D, C), so a mask is enough;
 * piles: tuples of card indices, bottom to top (last = exposed card);
 * seats 0..n-1, one hand and one pile each; the format's ``order`` is the turn order (K14: 1v1 turns
-  alternate; K16/P8: A=0 -> C=2 -> B=1 -> A).
+  alternate; K16/P8: A=0 -> C=2 -> B=1 -> A; K15/P11: A=0 -> C=2 -> B=1 -> D=3 -> A);
+* 4p only (K15, P11-P15): ``teams`` ((0, 1), (2, 3)); per seat a set of open promises (P13); the set of values
+  of the builds that are promised (P13; kept beside ``builds`` so the 1v1/3p code is untouched); a pending
+  decision that is not a card play: ``("lead",)`` (P11) or ``("stay", M, V, card, groups, followups)`` (P15).
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from functools import lru_cache
 __all__ = [
     "FORMATS", "SplitMix64", "fmix", "RefMove", "initial_state", "state_hash", "legal_moves", "advance",
     "score", "winner", "series_leader", "next_seat", "choose", "play_game", "fallback_move", "card_name",
-    "parse_card",
+    "parse_card", "team_of", "partner_of", "DecisionOption", "STAY_KEY", "DECLINE_KEY", "LEAD_KEYS",
 ]
 
 M64 = (1 << 64) - 1
@@ -51,6 +54,7 @@ _ONE_V_ONE = {
     "any_leader": False,           # K14: seat 0 leads both deals (seats rotate between games, not here)
     "scoring": "K13",
     "k16_fields": False,           # JSON: no promises/decision in 1v1 (output unchanged)
+    "teams": None,                 # no partners
 }
 _THREE_PLAYERS = {
     "seats": 3,
@@ -61,6 +65,20 @@ _THREE_PLAYERS = {
     "scoring": "K16",              # P9: 7 card points, tie-breaks most cards, most spades, 10D
     "k16_fields": True,            # ENGINE.md "Three players": promises and decision in the JSON state
     "no_trail_owning_deal1": False,  # K11's first-deal ban while owning a build is 1v1 only (RULES.md)
+    "teams": None,                 # K16: no teammates
+}
+_FOUR_PLAYERS = {
+    "seats": 4,
+    "order": (0, 2, 1, 3),         # K15, P11: A -> C -> B -> D -> A, seat s then [2, 3, 1, 0][s]
+    "loose_start": 0,              # K1: no table cards at the start of a 4p game
+    "hand": 10,                    # K15, P11: 10 each, one deal (d[0..9] seat 0, ... d[30..39] seat 3)
+    "deals": 1,
+    "refill": None,
+    "any_leader": False,           # P11: the game starts with team AB's lead decision (leader argument 0 only)
+    "scoring": "K13",              # K13 on the teams' pooled piles (K15)
+    "k16_fields": True,            # promises and decision in the JSON state (ENGINE.md "Four players")
+    "no_trail_owning_deal1": False,  # K11's first-deal ban is 1v1 only (RULES.md "Teams")
+    "teams": ((0, 1), (2, 3)),     # K15, P11: A+B (team 0) v C+D (team 1)
 }
 FORMATS = {
     "khasino": dict(_KHASINO_RULES, **_ONE_V_ONE, no_trail_owning_deal1=True),  # K11 1v1 first-deal ban
@@ -78,7 +96,27 @@ FORMATS = {
     "khasino-3p": dict(_KHASINO_RULES, **_THREE_PLAYERS, hand=13, refill=None),
     # K16: 3 each + 1 loose card, 30 in stock; the player who acted refills to 3 while stock remains
     "khasino-3p-stock": dict(_KHASINO_RULES, **_THREE_PLAYERS, hand=3, refill=3),
+    # K15: 2 v 2, 10 each, one deal, team AB chooses its leader; teammate loads, promises, rebuild, Stay
+    "khasino-4p": dict(_KHASINO_RULES, **_FOUR_PLAYERS),
 }
+TEAMS_4P = [[0, 1], [2, 3]]        # ENGINE.md "Four players": the JSON ``teams``
+
+
+def team_of(fmt: str, seat: int) -> int:
+    """The team of a seat (K15: 0 = AB, 1 = CD).  Formats without teams: every seat is its own team."""
+    teams = FORMATS[fmt]["teams"]
+    if teams is None:
+        return seat
+    return next(i for i, t in enumerate(teams) if seat in t)
+
+
+def partner_of(fmt: str, seat: int):
+    """The seat's teammate (K15), or None in a format without teams."""
+    teams = FORMATS[fmt]["teams"]
+    if teams is None:
+        return None
+    (t,) = [t for t in teams if seat in t]
+    return t[1] if t[0] == seat else t[0]
 
 # ---------------------------------------------------------------------------------------------------------
 # Cards
@@ -181,9 +219,11 @@ def Z(tag: int, a: int, b: int, payload: int) -> int:
 class _State:
     """Internal position.  Immutable by convention: moves build new objects."""
 
-    __slots__ = ("fmt", "deal", "to_move", "hands", "loose", "builds", "piles", "stock", "last_capturer", "over")
+    __slots__ = ("fmt", "deal", "to_move", "hands", "loose", "builds", "piles", "stock", "last_capturer", "over",
+                 "promises", "promised", "decision")
 
-    def __init__(self, fmt, deal, to_move, hands, loose, builds, piles, stock, last_capturer, over):
+    def __init__(self, fmt, deal, to_move, hands, loose, builds, piles, stock, last_capturer, over,
+                 promises=None, promised=frozenset(), decision=None):
         self.fmt = fmt
         self.deal = deal
         self.to_move = to_move
@@ -194,6 +234,17 @@ class _State:
         self.stock = stock                  # tuple of cards in dealing (3p-stock: refill) order
         self.last_capturer = last_capturer  # seat or None
         self.over = over
+        # 4p (P13): open promises per seat (frozensets of values); values of the promised builds; the
+        # pending decision (P11 lead, P15 stay) or None.  Empty / None in the other formats.
+        self.promises = promises if promises is not None else tuple(frozenset() for _ in hands)
+        self.promised = promised
+        self.decision = decision
+
+    def replace(self, **kw) -> "_State":
+        """A copy with some fields changed."""
+        d = {k: getattr(self, k) for k in self.__slots__}
+        d.update(kw)
+        return _State(**d)
 
 
 def _hash(st: _State) -> int:
@@ -224,8 +275,8 @@ def _check_k16_fields(d: dict, F: dict) -> None:
     """ENGINE.md "Three players": ``promises`` (one list per seat) and ``decision`` are optional on input.  3p
     has no partners (K15's rebuild needs one) and no decisions besides card plays, so the lists must be empty
     and the decision null; anything else is rejected rather than silently dropped."""
-    if not F["k16_fields"]:
-        return
+    if not F["k16_fields"] or F["teams"] is not None:
+        return      # 4p reads both (``_read_4p``)
     promises = d.get("promises")
     if promises is not None and (len(promises) != F["seats"] or any(promises)):
         raise ValueError("promises: one empty list per seat in a 3p format")
@@ -257,13 +308,96 @@ def _from_json(d: dict) -> _State:
     lc = d.get("last_capturer")
     tm = d.get("to_move")
     over = bool(d.get("over", False)) or tm is None
-    return _State(fmt, int(d.get("deal", 1)), tm, hands, loose, builds, piles, stock,
-                  None if lc is None else int(lc), over)
+    st = _State(fmt, int(d.get("deal", 1)), tm, hands, loose, builds, piles, stock,
+                None if lc is None else int(lc), over)
+    if F["teams"] is not None:
+        st = _read_4p(d, st)
+    return st
+
+
+def _read_4p(d: dict, st: _State) -> _State:
+    """ENGINE.md "Four players": ``teams`` (optional; if present exactly [[0, 1], [2, 3]]), ``promises`` (four
+    lists of open promises, P13; optional), each build's ``promised`` (optional, default false) and
+    ``decision`` (null, the lead decision of P11 or a Stay decision of P15, checked against the position)."""
+    fmt, F = st.fmt, FORMATS[st.fmt]
+    teams = d.get("teams")
+    if teams is not None and [list(t) for t in teams] != TEAMS_4P:
+        raise ValueError(f"teams: must be {TEAMS_4P} in {fmt} (K15, P11)")
+    every = [c for h in st.hands for c in bits(h)] + bits(st.loose) + [c for p in st.piles for c in p]
+    every += [c for _o, gs in st.builds.values() for m in gs for c in bits(m)] + list(st.stock)
+    if sorted(every) != list(range(F["deck"])):
+        raise ValueError(f"{fmt}: every card of the deck exactly once")
+    if st.stock or st.deal != 1:
+        raise ValueError(f"{fmt}: one deal, no stock (P11)")
+    for v, (o, _gs) in st.builds.items():
+        if o not in range(F["seats"]):
+            raise ValueError(f"build {v}: owner {o!r} is not a seat")
+    raw = d.get("promises")
+    if raw is None:
+        raw = [[] for _ in range(F["seats"])]
+    if len(raw) != F["seats"] or any(not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 10
+                                     for p in raw for v in p):
+        raise ValueError("promises: one list of build values (1-10) per seat (P13)")
+    promises = tuple(frozenset(p) for p in raw)
+    promised = frozenset(int(b["value"]) for b in d.get("table", {}).get("builds", []) if b.get("promised", False))
+    st = st.replace(promises=promises, promised=promised)
+    dec = d.get("decision")
+    if dec is None:
+        return st
+    kind = dec.get("kind")
+    if kind == "lead":
+        # P11: the state right after the deal, seat 0 answering for team AB; nothing played yet
+        if list(dec.get("team", ())) != [0, 1]:
+            raise ValueError("decision: the lead decision is team AB's, team [0, 1] (P11)")
+        if (st.to_move != 0 or any(popcount(h) != F["hand"] for h in st.hands) or st.loose or st.builds
+                or any(st.piles) or st.last_capturer is not None):
+            raise ValueError("decision: a lead decision is the dealt position, seat 0 to answer (P11)")
+        return st.replace(decision=("lead",))
+    if kind != "stay":
+        raise ValueError(f"decision: unknown kind {kind!r}")
+    return st.replace(decision=_read_stay(dec, st))
+
+
+def _read_stay(dec: dict, st: _State) -> tuple:
+    """P15 Stay decision: seat M chose MOVE, a capture of the build of value V, and ``to_move`` is M's partner,
+    who holds a V card.  MOVE must be a legal move of M in the position (the state's position is the one
+    before MOVE); the order of its groups does not matter on input."""
+    M, V, mv = int(dec["seat"]), int(dec["value"]), dec["move"]
+    if M not in range(FORMATS[st.fmt]["seats"]) or st.to_move != partner_of(st.fmt, M):
+        raise ValueError("decision: a Stay is answered by the partner of the seat that captured (P15)")
+    c = parse_card(mv["card"])
+    if mv.get("kind", "capture") != "capture" or int(mv.get("build", V)) != V or value(c) != V:
+        raise ValueError("decision: MOVE must be a capture, by a card of value V, of the build of value V (P15)")
+    if not any(value(x) == V for x in bits(st.hands[st.to_move])):
+        raise ValueError(f"decision: the partner holds no card of value {V} (P15)")
+    groups = tuple(sorted((mask_of(parse_card(x) for x in g) for g in mv.get("groups", [])), reverse=True))
+    fups = tuple(sorted(((int(f["build"]), mask_of(parse_card(x) for x in f["group"]))
+                         for f in mv.get("followups", [])), key=lambda t: (t[0], -t[1])))
+    want = ("stay", M, V, c, groups, fups)
+    if not any(m._stay == want for m in _generate(st.replace(to_move=M, decision=None))):
+        raise ValueError("decision: MOVE is not a legal capture of the build by that seat")
+    return want
+
+
+def _decision_json(dec):
+    """ENGINE.md "Four players": ``decision`` as written (MOVE's groups and follow-ups in canonical order)."""
+    if dec is None:
+        return None
+    if dec[0] == "lead":
+        return {"kind": "lead", "team": [0, 1]}
+    _k, M, V, c, groups, fups = dec
+    return {"kind": "stay", "seat": M, "value": V, "move": {
+        "card": card_name(c), "kind": "capture", "build": V,
+        "groups": [[card_name(x) for x in k10_order(g)] for g in groups],
+        "followups": [{"build": W, "group": [card_name(x) for x in k10_order(S)]} for W, S in fups],
+    }}
 
 
 def _to_json(st: _State) -> dict:
     """JSON state (ENGINE.md).  1v1 output is exactly as before; 3p adds ``promises`` (always empty, no
-    partners) and ``decision`` (always null) after ``last_capturer``."""
+    partners) and ``decision`` (always null) after ``last_capturer``; 4p writes ``teams``, the open
+    ``promises``, the ``decision`` and each build's ``promised`` flag (ENGINE.md "Four players")."""
+    four = FORMATS[st.fmt]["teams"] is not None
     d = {
         "format": st.fmt,
         "deal": st.deal,
@@ -273,8 +407,9 @@ def _to_json(st: _State) -> dict:
         "table": {
             "loose": [card_name(c) for c in bits(st.loose)],
             "builds": [
-                {"value": v, "owner": st.builds[v][0],
-                 "groups": [[card_name(c) for c in k10_order(m)] for m in st.builds[v][1]]}
+                dict({"value": v, "owner": st.builds[v][0],
+                      "groups": [[card_name(c) for c in k10_order(m)] for m in st.builds[v][1]]},
+                     **({"promised": v in st.promised} if four else {}))
                 for v in sorted(st.builds)
             ],
         },
@@ -282,7 +417,11 @@ def _to_json(st: _State) -> dict:
         "stock": [card_name(c) for c in st.stock],
         "last_capturer": st.last_capturer,
     }
-    if FORMATS[st.fmt]["k16_fields"]:
+    if four:
+        d["teams"] = [list(t) for t in TEAMS_4P]
+        d["promises"] = [sorted(p) for p in st.promises]
+        d["decision"] = _decision_json(st.decision)
+    elif FORMATS[st.fmt]["k16_fields"]:
         d["promises"] = [[] for _ in st.hands]
         d["decision"] = None
     d["over"] = bool(st.over)
@@ -304,9 +443,12 @@ def _shuffled_deck(n: int, game_seed: int) -> list[int]:
 
 def _check_leader(F: dict, leader: int) -> None:
     """The leader must be a seat; 1v1 is always led by seat 0 (K14: seat 0 leads both deals; seats rotate
-    between games in the simulator, never in the rules).  In 3p any seat may lead (P8, P10)."""
+    between games in the simulator, never in the rules).  In 3p any seat may lead (P8, P10).  In 4p the game
+    starts with team AB's lead decision (P11), which ``leader=0`` stands for; no other value is accepted."""
     if leader not in range(F["seats"]):
         raise ValueError(f"leader {leader!r} is not a seat")
+    if leader != 0 and F["teams"] is not None:
+        raise ValueError("4p: the game starts with team AB's lead decision (P11): leader 0 only")
     if leader != 0 and not F["any_leader"]:
         raise ValueError("1v1: seat 0 leads both deals (K14)")
 
@@ -315,7 +457,9 @@ def _initial(fmt: str, game_seed: int, leader: int = 0) -> _State:
     """The dealt position.  From the deck order d: the first ``loose_start`` cards are loose (none in 1v1,
     K1; d[0] in 3p, K16), then ``hand`` cards per seat in seat order (1v1: d[0..9], d[10..19], K14; 3p:
     d[1..13], d[14..26], d[27..39]; 3p-stock: d[1..3], d[4..6], d[7..9]), the rest is the stock in dealing
-    (3p-stock: refill) order.  ``leader`` moves first (K14: seat 0 in 1v1; P8/P10 in 3p)."""
+    (3p-stock: refill) order.  ``leader`` moves first (K14: seat 0 in 1v1; P8/P10 in 3p).  4p (P11): d[0..9]
+    seat 0, d[10..19] seat 1, d[20..29] seat 2, d[30..39] seat 3, then the lead decision, seat 0 answering
+    for team AB."""
     F = FORMATS[fmt]
     _check_leader(F, leader)
     deck = _shuffled_deck(F["deck"], game_seed)
@@ -323,7 +467,10 @@ def _initial(fmt: str, game_seed: int, leader: int = 0) -> _State:
     loose = mask_of(deck[:start])
     hands = tuple(mask_of(deck[start + s * k:start + (s + 1) * k]) for s in range(seats))
     stock = tuple(deck[start + seats * k:])
-    return _State(fmt, 1, leader, hands, loose, {}, tuple(() for _ in range(seats)), stock, None, False)
+    st = _State(fmt, 1, leader, hands, loose, {}, tuple(() for _ in range(seats)), stock, None, False)
+    if F["teams"] is not None:
+        st = st.replace(decision=("lead",))     # P11: team AB picks its leader after seeing its hands
+    return st
 
 
 def initial_state(fmt: str, game_seed: int, leader: int = 0) -> dict:
@@ -341,7 +488,8 @@ def state_hash(state: dict) -> int:
 # ---------------------------------------------------------------------------------------------------------
 def next_seat(fmt: str, seat: int) -> int:
     """The seat that plays after ``seat``: 1v1 turns alternate (K14); 3p A -> C -> B -> A, i.e. seat s is
-    followed by (s + 2) % 3 (K16, P8)."""
+    followed by (s + 2) % 3 (K16, P8); 4p A -> C -> B -> D -> A, seat s followed by [2, 3, 1, 0][s] (K15,
+    P11)."""
     order = FORMATS[fmt]["order"]
     return order[(order.index(seat) + 1) % len(order)]
 
@@ -386,27 +534,34 @@ def _end_sweep(after: _State, hands: tuple, stock: tuple) -> _State:
         # Reading: under P2 the receiver is recorded as last capturer, so that the final state keeps the
         # ENGINE.md invariant "last_capturer is null exactly when every pile is empty".
         lc = receiver
-    return _State(after.fmt, after.deal, None, hands, 0, {}, piles, stock, lc, True)
+    # P13: the K12 sweep opens no promise (the open promises are kept as they are; with every hand empty
+    # they are empty anyway: a seat's open promise V means he still holds a V card).
+    return _State(after.fmt, after.deal, None, hands, 0, {}, piles, stock, lc, True, after.promises)
 
 
 def _advance(after: _State) -> _State:
     """Successor of the position right after a move (``after.to_move`` is still the mover): the mover's K16
     refill (3p-stock); then, while any hand holds cards, the turn passes to the next seat in turn order
-    (K14 alternate; K16/P8 A -> C -> B); all hands empty with stock left: the next 1v1 deal (K14); all hands
-    empty and no stock: the K12 sweep, ``to_move`` null, ``over`` true."""
+    (K14 alternate; K16/P8 A -> C -> B; K15/P11 A -> C -> B -> D); all hands empty with stock left: the next
+    1v1 deal (K14); all hands empty and no stock: the K12 sweep, ``to_move`` null, ``over`` true."""
     F = FORMATS[after.fmt]
     hands, stock = _refill(F, after.hands, after.stock, after.to_move)
     if any(hands):
         return _State(after.fmt, after.deal, next_seat(after.fmt, after.to_move), hands, after.loose,
-                      after.builds, after.piles, stock, after.last_capturer, False)
+                      after.builds, after.piles, stock, after.last_capturer, False, after.promises,
+                      after.promised)
     if stock:
         return _next_deal(after)
     return _end_sweep(after, hands, stock)
 
 
 def advance(after: dict) -> dict:
-    """JSON successor of a position right after a move (``to_move`` = the seat that just moved)."""
-    return _to_json(_advance(_from_json(after)))
+    """JSON successor of a position right after a move (``to_move`` = the seat that just moved).  A 4p decision
+    state is not such a position (its successors are its options' ``result``): ValueError."""
+    st = _from_json(after)
+    if st.decision is not None:
+        raise ValueError("advance: a pending decision is answered by choosing one of its options")
+    return _to_json(_advance(st))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -415,32 +570,22 @@ def advance(after: dict) -> dict:
 KINDS = ("capture", "build", "load", "change", "trail")
 
 
-class RefMove:
-    """One distinct legal move (P7).  ``after`` is the position right after the move (to_move still the
-    mover), ``result`` the successor (``advance(after)``); both JSON, computed lazily."""
+def _features(after: _State, before: _State, mover: int) -> tuple:
+    """Greedy features (ENGINE.md "Bots"): the cards the move puts on the mover's pile (played card included):
+    their K13 card points, number and spades; and card points left on the table (loose + builds, follow-ups
+    included)."""
+    new_pile = after.piles[mover][len(before.piles[mover]):]
+    tp = sum(card_points(c) for c in bits(after.loose))
+    for _o, gs in after.builds.values():
+        for m in gs:
+            tp += sum(card_points(c) for c in bits(m))
+    return (sum(card_points(c) for c in new_pile), len(new_pile), sum(1 for c in new_pile if (c & 3) == 0), tp)
 
-    __slots__ = ("card", "kind", "key", "points", "cards", "spades", "table_points", "_after", "_after_json",
-                 "_result_json", "_result")
 
-    def __init__(self, card: int, kind: str, key: int, after: _State, before: _State, mover: int):
-        self.card = card_name(card)
-        self.kind = kind
-        self.key = key
-        self._after = after
-        self._after_json = None
-        self._result_json = None
-        self._result = None
-        # Greedy features (ENGINE.md "Bots"): the cards this move puts on the mover's pile (played card
-        # included), and card points left on the table (loose + builds, follow-ups included).
-        new_pile = after.piles[mover][len(before.piles[mover]):]
-        self.points = sum(card_points(c) for c in new_pile)
-        self.cards = len(new_pile)
-        self.spades = sum(1 for c in new_pile if (c & 3) == 0)
-        tp = sum(card_points(c) for c in bits(after.loose))
-        for _o, gs in after.builds.values():
-            for m in gs:
-                tp += sum(card_points(c) for c in bits(m))
-        self.table_points = tp
+class _Lazy:
+    """``after`` and ``result`` as JSON, computed on first use from ``_after`` (and ``_result_state``)."""
+
+    __slots__ = ()
 
     @property
     def after(self) -> dict:
@@ -459,8 +604,182 @@ class RefMove:
             self._result_json = _to_json(self._result_state())
         return self._result_json
 
+
+class RefMove(_Lazy):
+    """One distinct legal move (P7).  ``after`` is the position right after the move (to_move still the
+    mover), ``result`` the successor (``advance(after)``); both JSON, computed lazily.
+
+    4p (P15): a capture of a build of value V whose mover's partner holds a V card carries ``_stay`` (the
+    decision tuple); its ``result`` is then the Stay decision state (the position before the move, the
+    partner to answer), while ``after`` and ``key`` are those of the capture as played."""
+
+    __slots__ = ("card", "kind", "key", "points", "cards", "spades", "table_points", "_after", "_after_json",
+                 "_result_json", "_result", "_stay", "_before")
+
+    def __init__(self, card: int, kind: str, key: int, after: _State, before: _State, mover: int, stay=None):
+        self.card = card_name(card)
+        self.kind = kind
+        self.key = key
+        self._after = after
+        self._after_json = None
+        self._result_json = None
+        self._result = None
+        self._stay = stay
+        self._before = before if stay is not None else None
+        self.points, self.cards, self.spades, self.table_points = _features(after, before, mover)
+
+    @property
+    def stay_offered(self) -> bool:
+        """Whether the partner is asked Stay or decline before this capture takes effect (P15)."""
+        return self._stay is not None
+
+    def _result_state(self) -> _State:
+        if self._result is None and self._stay is not None:
+            # P15 / ENGINE.md: the position before the move, the partner to answer the Stay decision
+            self._result = self._before.replace(to_move=partner_of(self._before.fmt, self._stay[1]),
+                                                decision=self._stay)
+        return super()._result_state()
+
     def __repr__(self):
         return f"RefMove({self.card} {self.kind} key={self.key:#018x})"
+
+
+class DecisionOption(_Lazy):
+    """One option of a decision that is not a card play (4p: P11 lead, P15 stay/decline).  Same reading
+    interface as ``RefMove``: ``key`` (the fixed option key of ENGINE.md "Decisions that are not card plays"),
+    ``kind`` ("lead", "stay", "decline"), ``seat`` (lead: the chosen leader; stay/decline: the capturing
+    seat M), ``card`` (None), greedy features, ``after``
+    (stay/decline: the position right after the move as played; lead: = result) and ``result``."""
+
+    __slots__ = ("card", "kind", "key", "seat", "points", "cards", "spades", "table_points", "_after",
+                 "_result", "_after_json", "_result_json")
+
+    def __init__(self, kind: str, key: int, after: _State, result=None, features=(0, 0, 0, 0), seat=None):
+        self.card = None
+        self.kind = kind
+        self.key = key
+        self.seat = seat
+        self.points, self.cards, self.spades, self.table_points = features
+        self._after = after
+        self._result = result
+        self._after_json = None
+        self._result_json = None
+
+    def __repr__(self):
+        return f"DecisionOption({self.kind} seat={self.seat} key={self.key:#018x})"
+
+
+# ---------------------------------------------------------------------------------------------------------
+# 4p: promises (P13), Stay (P15), decisions (P11, P15)
+# ---------------------------------------------------------------------------------------------------------
+def _promises_after(st: _State, mover: int, played_value: int, new_builds: dict, made=None, taken=None):
+    """Open promises and promised builds after a move by ``mover`` (P13); (st.promises, st.promised) unchanged
+    in formats without teams.  ``made``: the value of the build this move created (K5, or a P14 rebuild) or
+    changed to (K7): it is promised.  ``taken``: (V, owner) of the build this move captured.
+
+    * a promised build captured by a seat of the other team opens V for its owner; by the owner or his
+      teammate, nothing (P13);
+    * the mover's played card of value v closes his open promise v and ends the promise on his own build of
+      value v (a load of it with a v card, or a capture that leaves it), except the build this move makes;
+    * a build that leaves the table (captured; changed, which opens nothing) takes its flag with it."""
+    if FORMATS[st.fmt]["teams"] is None:
+        return st.promises, st.promised
+    promises = [set(p) for p in st.promises]
+    promised = {v for v in st.promised if v in new_builds}
+    if taken is not None:
+        v, owner = taken
+        if v in st.promised and team_of(st.fmt, owner) != team_of(st.fmt, mover):
+            promises[owner].add(v)
+            promised.discard(v)
+    promises[mover].discard(played_value)
+    if played_value != made and played_value in new_builds and new_builds[played_value][0] == mover:
+        promised.discard(played_value)
+    if made is not None:
+        promised.add(made)
+    return tuple(frozenset(p) for p in promises), frozenset(promised)
+
+
+def _capture_or_stay(before: _State, dec: tuple, stay: bool) -> _State:
+    """Position right after a Stay decision's MOVE (``before`` = the position before it, ``to_move`` M).
+
+    Decline: the capture as played: the build's groups (oldest first), the other groups (canonical order)
+    and the played card go onto M's pile (K10), M is the last capturer; a promised build of the other team
+    opens its owner's promise (P13).
+    Stay (P15): the same cards leave the table and the opponents' piles, but the move is a load: the build
+    stays, its new groups (the move's other groups and the played card as a group of its own, sorted together
+    in the canonical order: larger card mask first) appended after its existing ones; it passes to M's
+    partner, not promised (P13, P15); nothing goes to M's pile and ``last_capturer`` is unchanged.
+    Either way the K9 follow-up groups go to M's other builds as chosen, and the played card ends M's own
+    promise of V (P13)."""
+    _k, M, V, c, groups, fups = dec
+    fmt = before.fmt
+    hands = tuple((h & ~(1 << c)) if s == M else h for s, h in enumerate(before.hands))
+    used = 0
+    for g in groups:
+        used |= g
+    piles = list(before.piles)
+    for q in range(len(piles)):
+        if team_of(fmt, q) == team_of(fmt, M):
+            continue                       # K8: only opponents' piles
+        k = sum(1 for x in piles[q] if used >> x & 1)
+        if k:
+            assert all(used >> x & 1 for x in piles[q][len(piles[q]) - k:]), "K8: top cards only"
+            piles[q] = piles[q][:len(piles[q]) - k]
+    loose = before.loose & ~used
+    builds = dict(before.builds)
+    owner, gs = builds[V]
+    lc = before.last_capturer
+    if stay:
+        builds[V] = (partner_of(fmt, M), gs + tuple(sorted(groups + (1 << c,), reverse=True)))
+        taken = None                       # P15: a build kept by a Stay opens no promise
+    else:
+        del builds[V]
+        captured = [x for m in gs for x in k10_order(m)]
+        captured += [x for m in groups for x in k10_order(m)]   # ``groups`` are in canonical order
+        captured.append(c)
+        piles[M] = piles[M] + tuple(captured)
+        lc = M
+        taken = (V, owner)
+    by_build: dict[int, list[int]] = {}
+    for W, S in fups:
+        by_build.setdefault(W, []).append(S)
+        loose &= ~S
+    for W, ms in by_build.items():
+        o, wgs = builds[W]
+        builds[W] = (o, wgs + tuple(sorted(ms, reverse=True)))
+    promises, promised = _promises_after(before, M, V, builds, taken=taken)
+    if stay:
+        promised = promised - {V}          # P13: a build its owner came to own by a Stay is not promised
+    return _State(fmt, before.deal, M, hands, loose, builds, tuple(piles), before.stock, lc, False,
+                  promises, promised)
+
+
+LEAD_KEYS = {s: Z(7, 0, s, 0) for s in (0, 1)}   # ENGINE.md: lead seat s -> Z(7, 0, s, 0)
+DECLINE_KEY = Z(7, 1, 0, 0)
+STAY_KEY = Z(7, 1, 1, 0)
+
+
+def _decision_options(st: _State) -> list:
+    """Options of a pending decision (ENGINE.md "Four players", "Decisions that are not card plays").
+
+    Lead (P11): seat 0 answers for team AB; ``result`` is the same state with the chosen seat (0 or 1) to
+    move.  The options have no features (the greedy bot draws as random).
+    Stay (P15): ``decline`` (the capture, with the capture's features) and ``stay`` (the load: nothing goes
+    to a pile, so greedy always declines); their results pass the turn on from the capturing seat."""
+    dec = st.decision
+    if dec[0] == "lead":
+        out = []
+        for s in (0, 1):
+            res = st.replace(to_move=s, decision=None)
+            out.append(DecisionOption("lead", LEAD_KEYS[s], res, res, seat=s))
+        return out
+    M = dec[1]
+    before = st.replace(to_move=M, decision=None)
+    out = []
+    for kind, key, stay in (("stay", STAY_KEY, True), ("decline", DECLINE_KEY, False)):
+        after = _capture_or_stay(before, dec, stay)
+        out.append(DecisionOption(kind, key, after, features=_features(after, before, M), seat=M))
+    return out
 
 
 def _subsets_by_sum(cards: list[int], maxsum: int = 10) -> dict[int, list[int]]:
@@ -609,8 +928,8 @@ def _collections(V: int, avail: int, tops: list, sub: dict, seed=None) -> list:
 
 
 class _Gen:
-    """Move generation for one position (K3-K11).  ``card`` emits every move of one hand card; ``moves``
-    keeps one move per resulting position (P7: equal keys are equal moves)."""
+    """Move generation for one position (K3-K11; 4p K15, P11-P15).  ``card`` emits every move of one hand
+    card; ``moves`` keeps one move per resulting position (P7: equal keys are equal moves)."""
 
     def __init__(self, st: _State):
         self.st = st
@@ -619,19 +938,28 @@ class _Gen:
         self.loose = st.loose
         self.builds = st.builds
         self.sub = _subsets_by_sum(bits(st.loose))
-        # K8: the piles of every opponent, never the mover's own (no teammates in 1v1 or 3p); tops[j][0] is
+        # K8: the piles of every opponent, never the mover's own nor (4p, K15) his teammate's; tops[j][0] is
         # the exposed card of seat opps[j]'s pile.
-        self.opps = [q for q in range(self.F["seats"]) if q != self.p] if self.F["pile_cards"] else []
+        self.opps = [q for q in range(self.F["seats"]) if self.is_opp(q)] if self.F["pile_cards"] else []
         self.tops = [tuple(reversed(st.piles[q])) for q in self.opps]
         self.no_piles = (0,) * len(self.opps)
         self.owned = {v for v, (o, _gs) in st.builds.items() if o == self.p}
         self.h_before = _hash(st)
         self.moves: dict[int, RefMove] = {}
+        # 4p (K15): the teammate; his open promises (P13), which the mover may rebuild for him (P14)
+        self.partner = partner_of(st.fmt, self.p)
+        self.rebuildable = st.promises[self.partner] if self.partner is not None else frozenset()
+
+    def is_opp(self, seat) -> bool:
+        """A seat of the other team (K15); without teams every other seat."""
+        return team_of(self.st.fmt, seat) != team_of(self.st.fmt, self.p)
 
     # ----------------------------------------------------------------------------- making positions
-    def make(self, c, new_loose, new_builds, ks, captured=None) -> _State:
+    def make(self, c, new_loose, new_builds, ks, captured=None, made=None, taken=None) -> _State:
         """Position right after playing c: ``ks`` cards taken from the top of each opponent pile (K8);
-        ``captured`` (capture only) goes on the mover's pile, who becomes the last capturer."""
+        ``captured`` (capture only) goes on the mover's pile, who becomes the last capturer.  4p: the
+        promises after the move (P13; ``made`` the value of a build created or changed, ``taken`` (V, owner)
+        of a captured build)."""
         p, st = self.p, self.st
         hands = tuple((h & ~(1 << c)) if s == p else h for s, h in enumerate(st.hands))
         piles = list(st.piles)
@@ -642,13 +970,16 @@ class _Gen:
         if captured is not None:
             piles[p] = piles[p] + tuple(captured)
             lc = p
-        return _State(st.fmt, st.deal, p, hands, new_loose, new_builds, tuple(piles), st.stock, lc, False)
+        promises, promised = _promises_after(st, p, value(c), new_builds, made, taken)
+        return _State(st.fmt, st.deal, p, hands, new_loose, new_builds, tuple(piles), st.stock, lc, False,
+                      promises, promised)
 
-    def emit(self, c, kind, after) -> None:
-        """Record a move; its key is H(after) ^ H(before) (ENGINE.md); one move per key (P7)."""
+    def emit(self, c, kind, after, stay=None) -> None:
+        """Record a move; its key is H(after) ^ H(before) (ENGINE.md); one move per key (P7).  ``stay``: the
+        P15 decision the move raises (a capture of a build whose value the partner holds)."""
         key = _hash(after) ^ self.h_before
         if key not in self.moves:
-            self.moves[key] = RefMove(c, kind, key, after, self.st, self.p)
+            self.moves[key] = RefMove(c, kind, key, after, self.st, self.p, stay)
 
     def followup_sets(self, new_loose, base_builds) -> list:
         """K9/P5 (khasino family only): every collection of disjoint loose-only groups, each added to a build
@@ -669,11 +1000,18 @@ class _Gen:
         rec(0, new_loose, [])
         return out
 
-    def with_followups(self, c, kind, new_loose, base_builds, new_groups, ks, captured=None) -> None:
+    def with_followups(self, c, kind, new_loose, base_builds, new_groups, ks, captured=None, made=None,
+                       taken=None, stay_groups=None) -> None:
         """Emit the main action and each of its follow-up variants.  ``new_groups``: {value: [masks]} the main
         action adds to builds; a build's new groups of one move are appended sorted together, larger mask
-        first (RULES.md "Build groups")."""
+        first (RULES.md "Build groups").  ``stay_groups`` (4p, P15): the capture's other groups when the
+        partner is to be asked Stay; each variant then carries its decision tuple (ENGINE.md MOVE:
+        groups in canonical order, follow-ups by build value, then canonical order)."""
         for extra, left in self.followup_sets(new_loose, base_builds):
+            stay = None
+            if stay_groups is not None:
+                fups = tuple(sorted(((W, S) for S, W in extra), key=lambda t: (t[0], -t[1])))
+                stay = ("stay", self.p, value(c), c, tuple(sorted(stay_groups, reverse=True)), fups)
             add = {W: list(ms) for W, ms in new_groups.items()}
             for S, W in extra:
                 add.setdefault(W, []).append(S)
@@ -681,17 +1019,21 @@ class _Gen:
             for W, ms in add.items():
                 o, gs = nb[W]
                 nb[W] = (o, gs + tuple(sorted(ms, reverse=True)))
-            self.emit(c, kind, self.make(c, left, nb, ks, captured))
+            self.emit(c, kind, self.make(c, left, nb, ks, captured, made, taken), stay)
 
     # ----------------------------------------------------------------------------- the five kinds
     def captures(self, c, last_committed) -> None:
         """K4: the played card takes a build of its value (whole) and/or groups of its value from loose and
         exposed pile cards (K8), at least one table unit (table-grounded); pile order K10.  P1: the last
-        committed card only in a capture that takes its build."""
+        committed card only in a capture that takes its build.  4p (P15): a capture that takes the build of value
+        V while the mover's partner holds a V card is played only after the partner's Stay decision."""
         pv = value(c)
+        # P15: the partner holds a card of the build's value (the offer is made whoever owns the build)
+        stay_offer = self.partner is not None and any(value(x) == pv for x in bits(self.st.hands[self.partner]))
         for take_b in ([False, True] if pv in self.builds else [False]):
             if last_committed and not take_b:
                 continue
+            taken = (pv, self.builds[pv][0]) if take_b else None
             for groups, left, ks in _collections(pv, self.loose, self.tops, self.sub):
                 if not take_b and not any(g & self.loose for g in groups):
                     continue  # non-empty and K4 table-grounded: never pile cards alone
@@ -703,29 +1045,44 @@ class _Gen:
                 for m in sorted(groups, reverse=True):  # other groups in canonical order (larger mask first)
                     captured.extend(k10_order(m))
                 captured.append(c)                     # the played card on top (K10)
-                self.with_followups(c, "capture", left, nb, {}, ks, captured)
+                self.with_followups(c, "capture", left, nb, {}, ks, captured, taken=taken,
+                                    stay_groups=groups if take_b and stay_offer else None)
 
     def new_builds(self, c, rest_vals) -> None:
         """K5: a new build of value V (no build of V yet, K2) holding a V card after the play: the played card's
         group (alone when its value is V) plus other groups; at least one loose card, pile cards never
-        alone (K8, P4).  P6: a durban player owning a build makes no other."""
+        alone (K8, P4).  P6: a durban player owning a build makes no other.
+        4p, P14 rebuild: while V is among the partner's open promises (P13) and no build of V is on the table,
+        the same K5 build may be made owned by the partner, without the mover holding a V card; it is a
+        different move from the mover's own build of V (the owner differs).  K9: the follow-ups go only to
+        the mover's own builds, never to the rebuilt one (``followup_sets`` reads the owner)."""
         if self.F["max_builds"] is not None and len(self.owned) >= self.F["max_builds"]:
             return
         for V in range(value(c), 11):
-            if V in self.builds or V not in rest_vals:
+            if V in self.builds:
+                continue
+            owners = [self.p] if V in rest_vals else []
+            if V in self.rebuildable:
+                owners.append(self.partner)            # P14
+            if not owners:
                 continue
             for groups, left, ks in _collections(V, self.loose, self.tops, self.sub, seed=value(c)):
                 if not any(g & self.loose for g in groups):
                     continue
-                nb = dict(self.builds)
-                nb[V] = (self.p, ())
-                self.with_followups(c, "build", left, nb, {V: [groups[0] | 1 << c] + groups[1:]}, ks)
+                for owner in owners:
+                    nb = dict(self.builds)
+                    nb[V] = (owner, ())
+                    self.with_followups(c, "build", left, nb, {V: [groups[0] | 1 << c] + groups[1:]}, ks,
+                                        made=V)
 
     def loads(self, c, rest_vals) -> None:
         """K6: complete groups of V (the played card in one) added to any build of V, the mover still holding a
-        V card; the owner does not change; grounded by the build (P4)."""
+        V card; the owner does not change; grounded by the build (P4).  4p, P12: a teammate's build may be
+        loaded without holding V (the mover's own builds still bind him, P1: see ``card``)."""
         for V in sorted(self.builds):
-            if V < value(c) or V not in rest_vals:
+            if V < value(c):
+                continue
+            if V not in rest_vals and self.builds[V][0] != self.partner:
                 continue
             for groups, left, ks in _collections(V, self.loose, self.tops, self.sub, seed=value(c)):
                 new = [groups[0] | 1 << c] + groups[1:]
@@ -736,8 +1093,8 @@ class _Gen:
         of it; it stays simple and passes to the mover."""
         for V in sorted(self.builds):
             o, gs = self.builds[V]
-            if o == self.p or len(gs) != 1:
-                continue  # opponent's simple build only (no teammates in 1v1 or 3p)
+            if not self.is_opp(o) or len(gs) != 1:
+                continue  # opponent's simple build only (K7; 4p: never the mover's or his teammate's, K15)
             if self.F["change"] == "two_card_alone":
                 if popcount(gs[0]) == 2:  # khasino: two-card build, played card alone
                     self.change_to(c, V, gs[0] | 1 << c, 0, self.no_piles, rest_vals, followups=True)
@@ -766,9 +1123,9 @@ class _Gen:
         del nb[V]
         nb[nv] = (self.p, (group,))
         if followups:
-            self.with_followups(c, "change", self.loose & ~used_loose, nb, {}, ks)
+            self.with_followups(c, "change", self.loose & ~used_loose, nb, {}, ks, made=nv)
         else:
-            self.emit(c, "change", self.make(c, self.loose & ~used_loose, nb, ks))
+            self.emit(c, "change", self.make(c, self.loose & ~used_loose, nb, ks, made=nv))
 
     def trail(self, c) -> None:
         """K11: the card becomes loose.  khasino family: not when a loose card or build of its value is on the
@@ -802,15 +1159,18 @@ def _generate(st: _State) -> list[RefMove]:
     return list(g.moves.values())
 
 
-def _legal(st: _State) -> list[RefMove]:
+def _legal(st: _State) -> list:
     if st.over or st.to_move is None:
         return []
+    if st.decision is not None:
+        return _decision_options(st)        # 4p: P11 lead, P15 stay/decline
     return _generate(st)
 
 
-def legal_moves(state: dict) -> list[RefMove]:
+def legal_moves(state: dict) -> list:
     """Distinct legal moves (P7: distinct by key), in no particular order.  Empty when the game is over or
-    (never in reachable play) when the seat to move has no legal move: see ``fallback_move``."""
+    (never in reachable play) when the seat to move has no legal move: see ``fallback_move``.  For a 4p
+    decision state, its options (``DecisionOption``: lead seat 0 / 1, or stay / decline)."""
     return _legal(_from_json(state))
 
 
@@ -819,8 +1179,9 @@ def _fallback(st: _State) -> RefMove:
     p = st.to_move
     c = bits(st.hands[p])[0]
     hands = tuple((h & ~(1 << c)) if s == p else h for s, h in enumerate(st.hands))
+    promises, promised = _promises_after(st, p, value(c), st.builds)
     after = _State(st.fmt, st.deal, p, hands, st.loose | (1 << c), dict(st.builds), st.piles, st.stock,
-                   st.last_capturer, False)
+                   st.last_capturer, False, promises, promised)
     return RefMove(c, "trail", _hash(after) ^ _hash(st), after, st, p)
 
 
@@ -829,7 +1190,7 @@ def fallback_move(state: dict) -> RefMove:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Scoring (K13 1v1; K16/P9 3p) and the series leader (K16/P10)
+# Scoring (K13 1v1; K16/P9 3p; K13 by team in 4p, K15) and the series leader (K16/P10)
 # ---------------------------------------------------------------------------------------------------------
 def _award_majority(out: list, field: str, pts: int) -> None:
     """K13: ``pts`` to the seat with most ``field``; split 1-1 on a (1v1) tie."""
@@ -847,7 +1208,7 @@ def _award_majority(out: list, field: str, pts: int) -> None:
 def _score_piles(piles, fmt: str = "khasino") -> list[dict]:
     """Per-seat score of the piles.  K13 (1v1): most cards 2, most spades 2, aces 1 each, 2S 1, 10D 2 (11).
     K16/P9 (3p): only the card points (7); most cards / most spades score nothing (0 here) and only break
-    ties (``winner``)."""
+    ties (``winner``).  4p (K13, K15): see ``_score_teams``."""
     out = []
     for pile in piles:
         out.append({
@@ -857,6 +1218,8 @@ def _score_piles(piles, fmt: str = "khasino") -> list[dict]:
             "two_spades": 1 if TWO_SPADES in pile else 0,         # points
             "ten_diamonds": 2 if TEN_DIAMONDS in pile else 0,     # points
         })
+    if FORMATS[fmt]["teams"] is not None:
+        return _score_teams(out, FORMATS[fmt]["teams"])
     if FORMATS[fmt]["scoring"] == "K16":
         for s in out:
             s["most_cards"] = s["most_spades"] = 0               # P9: tie-breakers only
@@ -868,16 +1231,46 @@ def _score_piles(piles, fmt: str = "khasino") -> list[dict]:
     return out
 
 
+def _score_teams(out: list, teams) -> list[dict]:
+    """4p (K13 on pooled piles, K15): teammates' piles count together.  Each seat's dict keeps its own pile's
+    ``cards``, ``spades``, ``aces``, ``two_spades``, ``ten_diamonds`` and adds ``team`` (0 = AB, 1 = CD), the
+    team's pooled ``team_cards``, ``team_spades``, ``team_aces``, ``team_two_spades``, ``team_ten_diamonds``,
+    and the team's ``most_cards``, ``most_spades`` (2 each, split 1-1 on a tie) and ``total`` (the team's K13
+    score, the same for both teammates; the two teams' totals make 11)."""
+    fields = ("cards", "spades", "aces", "two_spades", "ten_diamonds")
+    pooled = [{f: sum(out[s][f] for s in t) for f in fields} for t in teams]
+    _award_majority(pooled, "cards", 2)
+    _award_majority(pooled, "spades", 2)
+    for ti, t in enumerate(teams):
+        p = pooled[ti]
+        p["total"] = p["aces"] + p["two_spades"] + p["ten_diamonds"] + p["most_cards"] + p["most_spades"]
+        for s in t:
+            out[s]["team"] = ti
+            for f in fields:
+                out[s]["team_" + f] = p[f]
+            for f in ("most_cards", "most_spades", "total"):
+                out[s][f] = p[f]
+    return out
+
+
 def score(state: dict) -> list[dict]:
-    """Per-seat score dicts of a (final) state; ``total`` is the game score (K13: 11 points; P9: 7)."""
+    """Per-seat score dicts of a (final) state; ``total`` is the game score (K13: 11 points; P9: 7; 4p: the
+    seat's team's score, K15)."""
     st = _from_json(state)
     return _score_piles(st.piles, st.fmt)
 
 
 def winner(fmt: str, scores: list[dict]) -> int:
     """The winning seat.  K13 (1v1): the higher total (11 points: never a tie).  K16/P9 (3p): most points,
-    then most cards, then most spades, then the holder of 10D.  A tie that survives (impossible for the
-    scores of a finished game) raises ValueError."""
+    then most cards, then most spades, then the holder of 10D.  4p (K13, K15): the winning TEAM (0 = AB,
+    1 = CD), the higher team total (11 points: never a tie).  A tie that survives (impossible for the scores
+    of a finished game) raises ValueError."""
+    teams = FORMATS[fmt]["teams"]
+    if teams is not None:
+        totals = [scores[t[0]]["total"] for t in teams]
+        if totals[0] == totals[1]:
+            raise ValueError(f"no winner: teams tied on {totals[0]}")
+        return totals.index(max(totals))
     if FORMATS[fmt]["scoring"] == "K16":
         keys = [(s["total"], s["cards"], s["spades"], s["ten_diamonds"]) for s in scores]
     else:
@@ -893,7 +1286,8 @@ def series_leader(fmt: str, scores: list[dict], prev_winner: int | None = None) 
     spades do not break this tie); among tied seats the seat after the previous winner in turn order (P8),
     which leaves the winner playing last, if it is tied, else the lowest-numbered tied seat.
     ``prev_winner`` defaults to ``winner(fmt, scores)``.  1v1 has no such rule (K14: seats rotate between
-    games in the simulator), so other formats raise ValueError."""
+    games in the simulator), nor has 4p (K15: one game, team AB leads, the simulator swaps the teams), so
+    other formats raise ValueError."""
     if not FORMATS[fmt]["any_leader"]:
         raise ValueError(f"{fmt}: no series leader rule (K14: seat 0 leads)")
     if prev_winner is None:
@@ -907,8 +1301,10 @@ def series_leader(fmt: str, scores: list[dict], prev_winner: int | None = None) 
 # ---------------------------------------------------------------------------------------------------------
 # Bots (ENGINE.md "Bots")
 # ---------------------------------------------------------------------------------------------------------
-def choose(bot: str, moves: list[RefMove], r: int) -> RefMove:
-    """The built-in bot's choice among ``moves`` for the draw ``r`` (ENGINE.md "Bots")."""
+def choose(bot: str, moves: list, r: int):
+    """The built-in bot's choice among ``moves`` for the draw ``r`` (ENGINE.md "Bots").  The options of a 4p
+    decision (``DecisionOption``) are chosen the same way, by their fixed keys and features (ENGINE.md
+    "Decisions that are not card plays")."""
     uniq: dict[int, RefMove] = {}
     for m in moves:
         uniq.setdefault(m.key & M64, m)
@@ -928,10 +1324,13 @@ def choose(bot: str, moves: list[RefMove], r: int) -> RefMove:
 
 def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0) -> dict:
     """Play one game with the built-in bots (``bots[s]`` plays seat s; default all "random"), ``leader``
-    moving first (1v1: seat 0 only, K14; 3p: any seat, P8/P10).  Every bot decision draws exactly one
-    ``next()`` of the bot stream; a seat without a legal move (never in reachable play) trails its first
-    card without a draw (K11).  Returns the move keys in play order, per-seat scores, the final state, the
-    ``no_move`` count and the winning seat."""
+    moving first (1v1: seat 0 only, K14; 3p: any seat, P8/P10; 4p: 0 only, the game starting with the lead
+    decision, P11).  Every bot decision draws exactly one ``next()`` of the bot stream (4p: the lead
+    decision by seat 0's bot, each card play, each Stay decision by the partner's bot, in the order they
+    arise); a seat without a legal move (never in reachable play) trails its first card without a draw
+    (K11).  Returns the keys of the decisions in play order (4p: the lead option, each card play's key, each
+    followed by the Stay option chosen when one was offered), per-seat scores, the final state, the
+    ``no_move`` count and the winner (the winning seat; 4p the winning team)."""
     F = FORMATS[fmt]
     bots = tuple(bots) if bots is not None else ("random",) * F["seats"]
     if len(bots) != F["seats"]:

@@ -40,6 +40,11 @@ class RunSpec:
     shard_size: int = 50_000
     series: int = 1             # P10: matches per series (1: independent games)
 
+    def __post_init__(self):
+        # Team formats (K15) also take one bot per team: (b0, b1) is (b0, b0, b1, b1) in khasino-4p. The spec
+        # always holds one bot per seat, so both forms are the same run (and resume each other).
+        object.__setattr__(self, "bots", expand_bots(self.format, self.bots))
+
     def fmt(self):
         return with_options(get_format(self.format), self.options)
 
@@ -59,14 +64,17 @@ class RunSpec:
     def bot_codes(self, start, count):
         """(count, seats) indices into bot_names(): seat s of game i plays bots[(s + i) % seats] when
         rotating, so every bot plays every seat equally often; in a run of series, seat s of every match of
-        series j plays bots[(s + j) % seats] (the same players keep their seats for a series, P10)."""
+        series j plays bots[(s + j) % seats] (the same players keep their seats for a series, P10). In a team
+        format the rotation steps by a whole team: seat s of game i plays bots[(s + size * i) % seats], size
+        the seats of a team (2 in khasino-4p), so teammates stay together and the teams swap sides every game
+        (team AB always leads, P11)."""
         names = self.bot_names()
         codes = np.array([names.index(b) for b in self.bots], dtype=np.int8)
         seats = len(self.bots)
         if not self.rotate:
             return np.tile(codes, (count, 1))
         turn = np.arange(start, start + count, dtype=np.int64) // self.series
-        idx = (turn[:, None] + np.arange(seats)[None, :]) % seats
+        idx = (turn[:, None] * team_size(self.format) + np.arange(seats)[None, :]) % seats
         return codes[idx]
 
     def identity(self):
@@ -76,6 +84,23 @@ class RunSpec:
         if self.series == 1:
             del d["series"]
         return d
+
+
+def team_size(format_name):
+    """Seats of one team: seats // teams in a team format (K15), 1 where every seat plays alone."""
+    fmt = FORMATS.get(format_name)
+    return fmt.seats // fmt.n_teams if fmt is not None and fmt.teams else 1
+
+
+def expand_bots(format_name, bots):
+    """`bots` as one bot per seat: in a team format one bot per team, (b0, b1), is (b0, b0, b1, b1); any other
+    count is returned as given (validate judges it)."""
+    bots = tuple(bots)
+    fmt = FORMATS.get(format_name) if isinstance(format_name, str) else None
+    if fmt is not None and fmt.teams and len(bots) == fmt.n_teams != fmt.seats:
+        size = fmt.seats // fmt.n_teams
+        return tuple(b for b in bots for _ in range(size))
+    return bots
 
 
 def validate(spec):
@@ -101,6 +126,9 @@ def validate(spec):
         if b not in BOTS:
             raise SimulationError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
     if len(spec.bots) != fmt.seats:
+        if fmt.teams:
+            raise SimulationError(f"{fmt.name} has {fmt.seats} seats in {fmt.n_teams} teams: give {fmt.seats} "
+                                  f"bots (one per seat) or {fmt.n_teams} (one per team), not {len(spec.bots)}")
         raise SimulationError(f"{fmt.name} has {fmt.seats} seats: give {fmt.seats} bots, not {len(spec.bots)}")
     if isinstance(spec.series, bool) or not isinstance(spec.series, int) or spec.series < 1:
         raise SimulationError(f"a series holds at least 1 match, not {spec.series}")
@@ -245,9 +273,11 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
              command="", log=None, series=1):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
-    Returns the output folder; with out=None the run goes to a temporary folder and a pandas DataFrame
-    of its seats table (one row per seat per game, game columns joined) is returned instead.
-    Raises SimulationError on bad input. `log` (a callable) receives progress lines when quiet.
+    `bots`: one bot per seat, or in a team format (khasino-4p) one per team, ("greedy", "random") standing for
+    ("greedy", "greedy", "random", "random"). Returns the output folder; with out=None the run goes to a
+    temporary folder and a pandas DataFrame of its seats table (one row per seat per game, game columns joined)
+    is returned instead. Raises SimulationError on bad input. `log` (a callable) receives progress lines when
+    quiet.
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
                    options=dict(options or {}), shard_size=int(shard_size), series=series)

@@ -26,16 +26,23 @@ def names(cards):
     return [card_name(c) for c in cards]
 
 
-def to_json(st, fmt):
-    """The JSON state of a kernel state vector."""
+def values(mask):
+    """The values whose bits are set in mask, ascending."""
+    return [v for v in range(1, L.MAX_VALUE + 1) if mask >> v & 1]
+
+
+def to_json(st, fmt, decision=None):
+    """The JSON state of a kernel state vector; `decision` is the pending decision's JSON (4p), or None."""
     seats = fmt.seats
+    teams = bool(fmt.teams)
     builds = []
     for v in range(1, fmt.max_build_value + 1):
         o = int(st[L.S_BOWNER + v])
         if o >= 0:
             groups = [names(k10_order(int(st[L.S_BGROUPS + v * L.MAX_GROUPS + i])))
                       for i in range(int(st[L.S_BNG + v]))]
-            builds.append({"value": v, "owner": o, "groups": groups})
+            builds.append({"value": v, "owner": o, "groups": groups,
+                           **({"promised": bool(st[L.S_PROMISED] >> v & 1)} if teams else {})})
     to_move = int(st[L.S_TO_MOVE])
     last = int(st[L.S_LAST_CAP])
     return {
@@ -48,7 +55,9 @@ def to_json(st, fmt):
                   for s in range(seats)],
         "stock": names(int(c) for c in st[L.S_STOCK + st[L.S_STOCK_POS]: L.S_STOCK + st[L.S_STOCK_LEN]]),
         "last_capturer": None if last < 0 else last,
-        **({"promises": [[] for _ in range(seats)], "decision": None} if seats > 2 else {}),
+        **({"teams": [list(t) for t in fmt.teams]} if teams else {}),
+        **({"promises": [values(int(st[L.S_PROMISES + s])) for s in range(seats)], "decision": decision}
+           if seats > 2 else {}),
         "over": bool(st[L.S_OVER]),
     }
 
@@ -104,7 +113,16 @@ class _Cards:
 
 
 def from_json(d):
-    """Validate a JSON state (dict or JSON text) and return (format, state vector)."""
+    """Validate a JSON state (dict or JSON text) and return (format, state vector). A pending decision
+    (4p) is validated by `parse` and left out here."""
+    fmt, st, _ = parse(d)
+    return fmt, st
+
+
+def parse(d):
+    """Validate a JSON state (dict or JSON text) and return (format, state vector, decision): the decision
+    is None, or the JSON object of a pending decision (4p: its structure checked; a Stay's move is checked
+    against the legal moves by the engine)."""
     if isinstance(d, (str, bytes)):
         try:
             d = json.loads(d)
@@ -163,6 +181,12 @@ def from_json(d):
             st[L.S_BGROUPS + v * L.MAX_GROUPS + i] = sum(1 << c for c in gc)
         st[L.S_BOWNER + v] = owner
         st[L.S_BNG + v] = len(groups)
+        promised = b.get("promised", False)
+        if not isinstance(promised, bool):
+            raise StateError(f"{where}: promised must be true or false")
+        if promised and not fmt.teams:
+            raise StateError(f"{where}: {fmt.name} has no partners, so no promised builds (P13 is 4p only)")
+        st[L.S_PROMISED] |= int(promised) << v
         owned[owner] += 1
         if not any(((c >> 2) + 1) == v for c in mask_cards(hand_masks[owner])):
             raise StateError(f"seat {owner} owns build {v} but holds no card of value {v} (P1)")
@@ -192,7 +216,11 @@ def from_json(d):
     elif len(stock) != per_deal * (fmt.deals - deal):
         raise StateError(f"deal {deal} leaves {per_deal * (fmt.deals - deal)} cards in the stock, "
                          f"not {len(stock)}")
-    _no_pending(d, fmt)
+    if fmt.teams:
+        decision = _team_fields(d, fmt, st, hand_masks)
+    else:
+        _no_pending(d, fmt)
+        decision = None
     over = bool(d.get("over", False))
     to_move = d.get("to_move", "absent")
     if to_move == "absent":
@@ -207,7 +235,16 @@ def from_json(d):
         p = _seat(to_move, seats, "to_move")
         if over:
             raise StateError("over is true but a seat is to move")
-        _check_hand_sizes(fmt, sizes, p, len(stock))
+        mover = p
+        if decision is not None and decision["kind"] == "stay":
+            mover = _seat(decision.get("seat"), seats, "decision.seat")
+            if fmt.teams and p != int(fmt.rules_array()[L.R_PARTNER + mover]):
+                raise StateError(f"a Stay decision for seat {mover}'s move is answered by its partner, "
+                                 f"not seat {p} (P15)")
+        _check_hand_sizes(fmt, sizes, mover, len(stock))
+        if decision is not None and decision["kind"] == "lead" and (p != 0 or any(s != fmt.hand for s in sizes)
+                                                                    or loose or builds):
+            raise StateError("a lead decision is made right after the deal, by seat 0 (P11)")
         st[L.S_TO_MOVE] = p
     st[L.S_OVER] = over
     st[L.S_DEAL] = deal
@@ -219,9 +256,9 @@ def from_json(d):
     played = fmt.deck - len(stock) - sum(sizes) - fmt.table_init
     st[L.S_TURN] = played
     # the seat before the mover in turn order played last (P2); at the end, the one before the leader
-    mover = int(st[L.S_TO_MOVE]) if st[L.S_TO_MOVE] >= 0 else 0
+    mover = mover if st[L.S_TO_MOVE] >= 0 else 0
     st[L.S_LAST_MOVER] = next(s for s in range(seats) if fmt.next_seat(s) == mover)
-    return fmt, st
+    return fmt, st, decision
 
 
 def _check_hand_sizes(fmt, sizes, p, stock_left):
@@ -237,7 +274,7 @@ def _check_hand_sizes(fmt, sizes, p, stock_left):
             raise StateError(f"hand sizes {sizes}: while stock remains every hand holds {fmt.refill} "
                              f"(the player who acts refills, K16)")
         return
-    if not fmt.series:
+    if not fmt.series and not fmt.teams:
         expect = [h - (1 if s < p else 0) for s in range(fmt.seats)]
         if sizes != expect:
             raise StateError(f"hand sizes {sizes} do not fit seat {p} to move (seat 0 leads each deal)")
@@ -250,6 +287,9 @@ def _check_hand_sizes(fmt, sizes, p, stock_left):
     if any(n != h - 1 for n in seq[k:]):
         raise StateError(f"hand sizes {sizes} do not fit seat {p} to move: going round from the mover "
                          f"(order {' -> '.join(map(str, order))}) the hands must hold {h} cards, then {h - 1}")
+    if fmt.lead_choice and order[k % len(order)] not in (0, 1):
+        raise StateError(f"hand sizes {sizes} do not fit seat {p} to move: this round would have been led by "
+                         f"seat {order[k % len(order)]}, but team AB (seat 0 or 1) leads (P11)")
 
 
 def _no_pending(d, fmt):
@@ -263,3 +303,42 @@ def _no_pending(d, fmt):
             raise StateError(f"{fmt.name} has no partners, so no promises (K15 rebuilds are 4p only)")
     if d.get("decision") is not None:
         raise StateError(f"{fmt.name} has no decisions other than card plays: decision must be null")
+
+
+def _team_fields(d, fmt, st, hand_masks):
+    """4p (K15): `teams` (must be the format's), `promises` (P13 open promises, each held) and `decision`
+    (lead or Stay, structure only). Returns the decision object or None."""
+    teams = d.get("teams")
+    if teams is not None and teams != [list(t) for t in fmt.teams]:
+        raise StateError(f"teams must be {[list(t) for t in fmt.teams]} in {fmt.name}, not {json.dumps(teams)}")
+    promises = d.get("promises")
+    if promises is not None:
+        if not isinstance(promises, list) or len(promises) != fmt.seats or \
+                not all(isinstance(x, list) for x in promises):
+            raise StateError(f"promises must hold {fmt.seats} lists (one per seat)")
+        for s, vals in enumerate(promises):
+            for v in vals:
+                if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= fmt.max_build_value:
+                    raise StateError(f"promises of seat {s} must be build values 1..{fmt.max_build_value}, "
+                                     f"not {json.dumps(v)}")
+                if not hand_masks[s] >> (4 * (v - 1)) & 15:
+                    raise StateError(f"seat {s} has an open promise of {v} but holds no card of value {v} "
+                                     f"(P13: he keeps the card he promised)")
+                st[L.S_PROMISES + s] |= 1 << v
+    decision = d.get("decision")
+    if decision is None:
+        return None
+    if not isinstance(decision, dict) or decision.get("kind") not in ("lead", "stay"):
+        raise StateError('decision must be null, {"kind": "lead", ...} or {"kind": "stay", ...}')
+    if decision["kind"] == "lead":
+        if decision.get("team", [0, 1]) != [0, 1]:
+            raise StateError("a lead decision is team AB's: its team is [0, 1] (P11)")
+        return {"kind": "lead", "team": [0, 1]}
+    v = decision.get("value")
+    if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= fmt.max_build_value:
+        raise StateError(f"decision.value must be a build value 1..{fmt.max_build_value}")
+    if st[L.S_BOWNER + v] < 0:
+        raise StateError(f"a Stay decision on build {v}, but no build of value {v} is on the table")
+    if not isinstance(decision.get("move"), dict):
+        raise StateError("a Stay decision needs the mover's move (decision.move)")
+    return decision

@@ -40,6 +40,13 @@ SEAT_COLUMNS = [  # (column, statistics field, arrow type)
 ]
 
 
+SEAT_TEAM_COLUMNS = [  # after SEAT_COLUMNS (columns added with the team formats come last)
+    ("team_score", L.SEAT_TEAM_SCORE, pa.int8()),       # the team's K13 points (= score without teams)
+    ("stay_offers", L.SEAT_STAY_OFFERS, pa.uint8()),    # P15 Stay decisions this seat was asked (0 without teams)
+    ("stays", L.SEAT_STAYS, pa.uint8()),                # Stays it took
+]
+
+
 def _dict_column(codes, names):
     """A dictionary-encoded string column from integer codes into `names`."""
     return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int8()), pa.array(list(names), pa.string()))
@@ -57,8 +64,11 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     game_col = pa.array(game.astype(np.uint32) if start + n < 2**32 else game)
     fmt_col = _dict_column(np.zeros(n, np.int8), [fmt_name])
     rules_col = _dict_column(np.zeros(n, np.int8), [rules_hash])
-    winner = rows[:, L.G_WINNER].astype(np.int8)
-    win_code = np.where(winner >= 0, bot_codes[np.arange(n), np.maximum(winner, 0)], -1)
+    winner = rows[:, L.G_WINNER].astype(np.int8)           # the winning team: the winning seat without teams
+    team = np.stack([_field(rows, s, L.SEAT_TEAM) for s in range(seats)], axis=1)     # (n, seats)
+    in_winner = team == winner[:, None]
+    first_of_winner = np.argmax(in_winner, axis=1)         # the winning team's first seat
+    win_code = np.where((winner >= 0) & in_winner.any(axis=1), bot_codes[np.arange(n), first_of_winner], -1)
     options = json.dumps(meta["rules"], sort_keys=True)
     cols = {
         "game": game_col,
@@ -81,7 +91,8 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     cols["turns"] = pa.array(rows[:, L.G_TURNS].astype(np.uint8))
     cols["last_capturer"] = pa.array(rows[:, L.G_LAST_CAP].astype(np.int8))
     for name, f in (("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS),
-                    ("builds_captured", L.SEAT_BUILDS_CAPTURED), ("pile_cards_taken", L.SEAT_PILE_TAKEN)):
+                    ("builds_captured", L.SEAT_BUILDS_CAPTURED), ("pile_cards_taken", L.SEAT_PILE_TAKEN),
+                    ("stay_offers", L.SEAT_STAY_OFFERS), ("stays", L.SEAT_STAYS)):
         cols[name] = pa.array(sum(_field(rows, s, f) for s in range(seats)).astype(np.uint8))
     games = pa.table(cols)
 
@@ -90,16 +101,17 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     scols = {
         "game": pa.array(np.repeat(game, seats).astype(np.uint32) if start + n < 2**32 else np.repeat(game, seats)),
         "seat": pa.array(seat_idx),
-        "team": pa.array(seat_idx),          # 1v1: each seat is its own team (K15 teams come with 4p)
+        "team": pa.array(team.reshape(-1).astype(np.uint8)),   # K15; each seat its own team without teams
         "bot": _dict_column(bot_codes.reshape(-1), bot_names),
-        "won": pa.array(np.repeat(winner, seats) == seat_idx),
+        "won": pa.array(team.reshape(-1) == np.repeat(winner, seats)),      # the seat's team won
         "first": pa.array(seat_idx == np.repeat(rows[:, L.G_LEADER], seats)),   # the seat that led
     }
     per_seat = rows[:, L.G_SEAT0: L.G_SEAT0 + seats * L.SEAT_FIELDS].reshape(n * seats, L.SEAT_FIELDS)
     assert per_seat.shape[0] == srows.shape[0]
     for name, f, typ in SEAT_COLUMNS:
         scols[name] = pa.array(per_seat[:, f].astype(typ.to_pandas_dtype()))
-    scols["team_score"] = scols["score"]
+    for name, f, typ in SEAT_TEAM_COLUMNS:
+        scols[name] = pa.array(per_seat[:, f].astype(typ.to_pandas_dtype()))
     seats_t = pa.table(scols)
     stamp = {b"khasino": json.dumps(meta, sort_keys=True).encode()}
     return games.replace_schema_metadata(stamp), seats_t.replace_schema_metadata(stamp)

@@ -17,7 +17,7 @@ def test_formats_lists_each_with_its_seed():
     r = khasino("formats")
     assert r.returncode == 0
     lines = r.stdout.strip().splitlines()
-    assert [ln.split()[0] for ln in lines] == ["durban", "khasino", "khasino-3p", "khasino-3p-stock"]
+    assert [ln.split()[0] for ln in lines] == ["durban", "khasino", "khasino-3p", "khasino-3p-stock", "khasino-4p"]
     assert "seed 001" in lines[0] and all("seed 000" in ln for ln in lines[1:])
 
 

@@ -62,16 +62,17 @@ def test_move_keys_are_position_hash_deltas():
 
 
 THREE = ["khasino-3p", "khasino-3p-stock"]
-THREE_POSITIONS = 1_000        # per format in the default suite; scripts/differential_3p.py runs 20,000
+THREE_POSITIONS = 1_000        # per format in the default suite; scripts/differential_multi.py runs 20,000
 
 
 def walk_three(fmt, positions, first_seed):
-    """Random walks through reference games of `fmt` (leaders rotating), comparing every position's
-    distinct successors and keys with the core's; returns the number of positions compared."""
+    """Random walks through reference games of `fmt` (3p: leaders rotating; 4p: from the lead decision, its
+    Stay decisions included), comparing every position's distinct successors and keys with the core's;
+    returns the number of positions compared."""
     done = 0
     g = 0
     while done < positions:
-        leader = g % 3
+        leader = g % 3 if fmt in THREE else 0
         state = ref.initial_state(fmt, first_seed + g, leader=leader)
         assert canon(state) == canon(engine.new_game(fmt, first_seed + g, leader=leader)), "the deal differs"
         rng = random.Random(g)
@@ -100,6 +101,30 @@ def test_three_players_same_whole_games(fmt, bots):
         leader = seed % 3
         want = ref.play_game(fmt, seed, bots, leader=leader)
         got = engine.play_game(fmt, seed, bots, leader=leader)
+        assert got["keys"] == want["keys"], f"seed {seed}: the games diverge"
+        assert canon(got["final"]) == canon(want["final"])
+        assert [s["score"] for s in got["seats"]] == [s["total"] for s in want["scores"]]
+        assert got["winner"] == want["winner"] and got["no_move"] == want["no_move"] == 0
+
+
+FOUR_POSITIONS = 1_000         # in the default suite; scripts/differential_multi.py runs 20,000
+FOUR_PAIRINGS = [("random",) * 4, ("greedy",) * 4, ("greedy", "random", "greedy", "random")]
+
+
+@pytest.mark.slow
+def test_four_players_same_successor_states():
+    """K15 (P11-P15): the lead decision, card plays (rebuilds and partner loads included) and Stay decisions
+    give the reference's successors and keys."""
+    assert walk_three("khasino-4p", FOUR_POSITIONS, 40_000) == FOUR_POSITIONS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bots", FOUR_PAIRINGS)
+def test_four_players_same_whole_games(bots):
+    """Every decision's key (lead, card plays, Stays), the final state and the winning team."""
+    for seed in range(12):
+        want = ref.play_game("khasino-4p", seed, bots)
+        got = engine.play_game("khasino-4p", seed, bots)
         assert got["keys"] == want["keys"], f"seed {seed}: the games diverge"
         assert canon(got["final"]) == canon(want["final"])
         assert [s["score"] for s in got["seats"]] == [s["total"] for s in want["scores"]]

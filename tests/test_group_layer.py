@@ -10,6 +10,7 @@ and walks every disjoint set of the bucket's pile part, so parts of more than 14
 import random
 
 import numpy as np
+import pytest
 from numba import njit
 
 from khasino_sim.formats import get_format
@@ -182,3 +183,51 @@ def test_wraparound_hook_keeps_other_packages_behaviour():
 
     a = np.arange(5, dtype=np.int64)
     assert last(a, -1) == 4 and last(a, -5) == 0 and last(a, 2) == 2
+
+
+def _oracle_depths_several(state, fmt):
+    """The usable depths of every usable opponent pile (3p, 4p), from their definition (docs/ENGINE.md, "Usable
+    pile depth"): the greatest fixpoint of depth(s) = the largest k such that, for some value V a group may
+    take, none of the top k cards of pile s is above V and at most loose + 1 + (the other opponents' depths)
+    of them are not V; found by lowering every bound from the pile lengths, all piles at once, until stable."""
+    from khasino_sim.formats import get_format
+    f = get_format(fmt)
+    p = state["to_move"]
+    values = {card_value(parse_card(c)) for c in state["hands"][p]}
+    if f.teams:
+        q = next(t for team in f.teams if p in team for t in team if t != p)
+        values |= set(state["promises"][q]) | {b["value"] for b in state["table"]["builds"] if b["owner"] == q}
+    values &= set(range(1, 11))
+    opps = [s for s in range(f.seats) if f.team_of(s) != f.team_of(p)]
+    tops = {s: [card_value(parse_card(c)) for c in reversed(state["piles"][s])] for s in opps}
+    bound = {s: len(tops[s]) for s in opps}
+    while True:
+        new = {}
+        for s in opps:
+            partners = len(state["table"]["loose"]) + 1 + sum(bound[t] for t in opps if t != s)
+            new[s] = next((k for k in range(len(tops[s]), 0, -1)
+                           if any(max(tops[s][:k]) <= v and sum(x != v for x in tops[s][:k]) <= partners
+                                  for v in values)), 0)
+        if new == bound:
+            return bound
+        bound = new
+
+
+@pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock", "khasino-4p"])
+def test_usable_pile_depths_of_several_piles_match_their_definition(fmt):
+    """With several opponents the depths `prepare_items` computes (a greatest fixpoint, one pile after another)
+    are the definition's (all piles at once), on every position of random games played to the end."""
+    from khasino_sim import engine
+
+    rng = random.Random(77)
+    positions = deep = 0
+    for g in range(40):
+        state = engine.new_game(fmt, 900 + g)
+        while not state["over"]:
+            if state["decision"] is None:
+                got = engine.scratch_high_water(state)["pile_depths"]
+                assert got == _oracle_depths_several(state, fmt), state
+                positions += 1
+                deep += sum(d >= 3 for d in got.values())
+            state = rng.choice(engine.legal_moves(state)).result
+    assert positions >= 1500 and deep >= 100

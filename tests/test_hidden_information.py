@@ -1,13 +1,14 @@
 """RULINGS.md, "What bots see": a bot's choice must not change when hidden cards are permuted. The hidden
-cards of the mover are the opponent's hand and the undealt stock; shuffling them together (sizes kept) must
-leave every bot's move unchanged, for the same bot-stream draw."""
+cards of the mover are the other seats' hands (in 4p the partner's too) and the undealt stock; shuffling them
+together (sizes kept) must leave every bot's move unchanged, for the same bot-stream draw. In 4p this covers
+the lead decision (seat 0 sees only its own hand) and Stay decisions (the partner's view)."""
 import random
 
 import pytest
 
 from khasino_sim import engine
 
-FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock"]
+FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock", "khasino-4p"]
 
 
 def positions(fmt, games):
@@ -50,10 +51,10 @@ def test_choice_ignores_hidden_cards(fmt, bot):
         for _ in range(3):
             other = permute_hidden(state, rng)
             try:
-                engine.from_json(other)
+                move = engine.bot_move(other, bot, i)
             except engine.StateError:
-                continue          # the permutation broke P1 for the opponent's build: not a reachable state
-            move = engine.bot_move(other, bot, i)
+                continue          # the permutation broke P1 for the opponent's build (or, in a 4p Stay
+                                  # decision, took the mover's card): not a reachable state
             assert (move.card, move.kind, move.key) == (base.card, base.kind, base.key)
             checked += 1
     assert checked > 1000

@@ -45,7 +45,7 @@ def test_batch_is_a_function_of_the_seeds():
     assert (a[:, L.G_SEED].view(np.uint64) == seeds).all()
 
 
-N_THREE = 1_000     # per format and pairing in the default suite; scripts/differential_3p.py plays 10,000
+N_THREE = 1_000     # per format and pairing in the default suite; scripts/differential_multi.py plays 10,000
 
 
 @pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock"])
@@ -67,3 +67,30 @@ def test_three_player_invariants(fmt, bots):
     assert (winner >= 0).all()
     assert (scores[np.arange(N_THREE), winner] == scores.max(axis=1)).all()
     assert set(out[:, L.G_LEADER]) == {0, 1, 2}
+
+
+N_FOUR = 1_000      # per pairing in the default suite; scripts/differential_multi.py plays 10,000
+
+
+@pytest.mark.parametrize("bots", [("random",) * 4, ("greedy",) * 4, ("greedy", "greedy", "random", "random")])
+def test_four_player_invariants(bots):
+    """K15/K13: all 40 cards accounted for after every move, 40 turns, 11 points between the two teams (both
+    teammates carry their team's score), a winning team every game, never a position without a legal move;
+    the leader chosen is seat 0 or 1 (P11); a Stay is taken only where one was offered (P15)."""
+    seeds = np.arange(N_FOUR, dtype=np.uint64) + 3_000_000
+    out = play_games("khasino-4p", seeds, np.array([bots] * N_FOUR), check=True)
+    assert (out[:, L.G_BAD] == 0).all(), "a card was lost, duplicated or a build group miscounted"
+    assert (out[:, L.G_NO_MOVE] == 0).all(), "a position had no legal move (K11 says it never happens)"
+    assert (out[:, L.G_OVERFLOW] == 0).all()
+    assert (out[:, L.G_TURNS] == 40).all()
+    assert (sum(seat_field(out, s, L.SEAT_CARDS) for s in range(4)) == 40).all()
+    team = [seat_field(out, s, L.SEAT_TEAM_SCORE) for s in range(4)]
+    assert (team[0] == team[1]).all() and (team[2] == team[3]).all() and (team[0] + team[2] == 11).all()
+    assert all((seat_field(out, s, L.SEAT_SCORE) == team[s]).all() for s in range(4))
+    assert ((out[:, L.G_WINNER] == 0) == (team[0] > team[2])).all() and set(out[:, L.G_WINNER]) == {0, 1}
+    assert set(out[:, L.G_LEADER]) == {0, 1}
+    offers = sum(seat_field(out, s, L.SEAT_STAY_OFFERS) for s in range(4))
+    stays = sum(seat_field(out, s, L.SEAT_STAYS) for s in range(4))
+    assert (stays <= offers).all() and offers.sum() > 0
+    if bots[0] == "greedy":
+        assert (seat_field(out, 0, L.SEAT_STAYS) + seat_field(out, 1, L.SEAT_STAYS) == 0).all(), "greedy declines"

@@ -247,27 +247,44 @@ def test_dask_without_the_distributed_package_is_one_line_exit_2(tmp_path):
 def pandas_summary(out):
     """The summary computed the straightforward way, the whole seats table in memory."""
     from khasino_sim.stats import wilson
-    seats = pd.read_parquet(f"{out}/seats", columns=["game", "seat", "bot", "won", "score", "first"])
+    seats = pd.read_parquet(f"{out}/seats", columns=["game", "seat", "team", "bot", "won", "score", "team_score",
+                                                     "first"])
+    outcomes = seats.drop_duplicates(["game", "team", "bot"])      # one result per game per team per bot
     per_bot = []
     for bot, g in seats.groupby("bot", observed=True):
-        n, w = len(g), int(g["won"].sum())
-        per_bot.append({"bot": str(bot), "seats_played": n, "wins": w, "win_rate": w / n, "ci95": wilson(w, n)})
+        o = outcomes[outcomes["bot"] == bot]
+        n, w = len(o), int(o["won"].sum())
+        per_bot.append({"bot": str(bot), "seats_played": len(g), "played": n, "wins": w, "win_rate": w / n,
+                        "ci95": wilson(w, n)})
     per_seat = [{"seat": int(s), "mean_score": float(g["score"].mean()), "win_rate": float(g["won"].mean()),
                  "ci95": wilson(int(g["won"].sum()), len(g))} for s, g in seats.groupby("seat")]
+    per_team = []
+    if seats.groupby("team")["seat"].nunique().max() > 1:
+        for t, g in seats.groupby("team"):
+            r = g[g["seat"] == g["seat"].min()]            # teammates carry the same result and team score
+            n, w = len(r), int(r["won"].sum())
+            per_team.append({"team": int(t), "seats": sorted(int(x) for x in g["seat"].unique()), "games": n,
+                             "wins": w, "win_rate": w / n, "ci95": wilson(w, n),
+                             "mean_team_score": float(r["team_score"].mean())})
     first = seats[seats["first"]]
     w0 = int(first["won"].sum())
-    return {"games": int(seats["game"].nunique()), "bots": per_bot, "seats": per_seat,
+    return {"games": int(seats["game"].nunique()), "bots": per_bot, "seats": per_seat, "teams": per_team,
             "first_seat": {"win_rate": w0 / max(len(first), 1), "ci95": wilson(w0, len(first)),
-                           "fair": 1 / seats["seat"].nunique()}}
+                           "fair": 1 / seats["team"].nunique()}}
 
 
-@pytest.mark.parametrize("bots, rotate", [(("greedy", "random"), True), (("random", "greedy"), False),
-                                          (("random", "random"), True)])
-def test_streamed_summary_matches_the_whole_table(tmp_path, bots, rotate):
+@pytest.mark.parametrize("fmt, bots, rotate", [
+    ("khasino", ("greedy", "random"), True), ("khasino", ("random", "greedy"), False),
+    ("khasino", ("random", "random"), True), ("khasino-3p", ("greedy", "random", "random"), True),
+    ("khasino-4p", ("greedy", "random"), True), ("khasino-4p", ("greedy", "random", "random", "random"), True),
+    ("khasino-4p", ("random", "greedy", "greedy", "random"), False)])
+def test_streamed_summary_matches_the_whole_table(tmp_path, fmt, bots, rotate):
     from khasino_sim.stats import summarize
-    out = simulate(games=7000, bots=bots, rotate=rotate, seed=13, out=tmp_path / "r", shard_size=3000,
+    out = simulate(fmt, games=7000, bots=bots, rotate=rotate, seed=13, out=tmp_path / "r", shard_size=3000,
                    workers=2)
-    assert summarize(out) == pandas_summary(out)
+    want = pandas_summary(out)
+    assert summarize(out) == want
+    assert summarize(out, batch_size=7) == want, "games straddling record batches are counted once"
 
 
 def test_shards_stream_in_row_groups(tmp_path, monkeypatch):

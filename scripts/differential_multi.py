@@ -1,9 +1,12 @@
-"""The full differential and invariant counts of three-player Khasino (K16), beyond the default suite's sample.
+"""The full differential and invariant counts of multiplayer Khasino (K16 three players, K15 four in teams),
+beyond the default suite's sample.
 
 Compares the compiled core with the reference engine on N positions per format (distinct successor states and
-keys; default 20,000) and on whole games for every bot pairing, then checks the core's invariants over many
-random games per format and pairing (every card accounted for, 7 points, never a position without a legal move).
-Run: python scripts/differential_3p.py [--positions 20000] [--games 60] [--invariant-games 10000]
+keys; default 20,000; in 4p decisions included) and on whole games for every bot pairing, then checks the core's
+invariants over many random games per format and pairing (every card accounted for, 7 points in 3p, 11 between
+the teams in 4p, never a position without a legal move).
+Run: python scripts/differential_multi.py [--formats khasino-3p,...] [--positions 20000] [--games 60]
+     [--invariant-games 10000]
 """
 import argparse
 import sys
@@ -13,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_differential import THREE, walk_three, canon  # noqa: E402
+from tests.test_differential import THREE, FOUR_PAIRINGS, walk_three, canon  # noqa: E402
 from khasino_sim import engine, reference as ref  # noqa: E402
 from khasino_sim.kernels import layout as L  # noqa: E402
 
-PAIRINGS = [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")]
+PAIRINGS = {3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")], 4: FOUR_PAIRINGS}
 
 
 def main():
@@ -25,35 +28,40 @@ def main():
     ap.add_argument("--positions", type=int, default=20_000)
     ap.add_argument("--games", type=int, default=60)
     ap.add_argument("--invariant-games", type=int, default=10_000)
+    ap.add_argument("--formats", default=",".join(THREE + ["khasino-4p"]))
     args = ap.parse_args()
-    for fmt in THREE:
+    for fmt in args.formats.split(","):
+        seats = 4 if fmt == "khasino-4p" else 3
         t = time.time()
         n = walk_three(fmt, args.positions, 100_000)
         print(f"{fmt}: {n:,} positions, same successors and keys as the reference ({time.time() - t:.0f} s)")
-        for bots in PAIRINGS:
+        for bots in PAIRINGS[seats]:
             for seed in range(args.games):
-                leader = seed % 3
+                leader = seed % 3 if seats == 3 else 0
                 want = ref.play_game(fmt, seed, bots, leader=leader)
                 got = engine.play_game(fmt, seed, bots, leader=leader)
                 assert got["keys"] == want["keys"] and canon(got["final"]) == canon(want["final"]), (fmt, bots, seed)
                 assert got["winner"] == want["winner"]
             print(f"{fmt} {','.join(bots)}: {args.games} whole games identical to the reference")
-        for bots in PAIRINGS:
+        for bots in PAIRINGS[seats]:
             n = args.invariant_games
             rows = engine.play_games(fmt, np.arange(n, dtype=np.uint64) + 7_000_000, np.array([bots] * n),
                                      check=True)
-            score = sum(rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_SCORE] for s in range(3))
-            cards = sum(rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_CARDS] for s in range(3))
+            field = lambda s, f: rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + f]     # noqa: E731
+            # the points handed out: 7 among the three seats (P9), 11 between the two teams (K13)
+            points = sum(field(s, L.SEAT_TEAM_SCORE) for s in range(seats) if seats == 3 or s in (0, 2))
+            total = 7 if seats == 3 else 11
+            cards = sum(field(s, L.SEAT_CARDS) for s in range(seats))
             bad = int((rows[:, L.G_BAD] != 0).sum())
             no_move = int((rows[:, L.G_NO_MOVE] != 0).sum())
-            ok = bad == 0 and no_move == 0 and (score == 7).all() and (cards == 40).all() and \
-                (rows[:, L.G_TURNS] == 39).all() and (rows[:, L.G_OVERFLOW] == 0).all() and \
+            turns = 39 if seats == 3 else 40
+            ok = bad == 0 and no_move == 0 and (points == total).all() and (cards == 40).all() and \
+                (rows[:, L.G_TURNS] == turns).all() and (rows[:, L.G_OVERFLOW] == 0).all() and \
                 (rows[:, L.G_WINNER] >= 0).all()
             print(f"{fmt} {','.join(bots)}: {n:,} games, cards lost {bad}, no-move positions {no_move}, "
-                  f"points always 7: {(score == 7).all()}, all 40 cards scored: {(cards == 40).all()}, "
+                  f"points always {total}: {(points == total).all()}, all 40 cards scored: {(cards == 40).all()}, "
                   f"a winner every game: {(rows[:, L.G_WINNER] >= 0).all()} -> {'ok' if ok else 'FAILED'}")
             assert ok
-
 
 if __name__ == "__main__":
     main()
