@@ -19,16 +19,16 @@ class InputError(click.ClickException):
 
 def _load_state(path):
     """The state in a JSON file ("-": stdin), validated and written canonically (docs/ENGINE.md)."""
-    from .state_json import StateError, from_json, to_json
+    from .state_json import StateError, parse, to_json
     try:
         text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
     except OSError as e:
         raise InputError(f"cannot read {path}: {e.strerror}")
     try:
-        fmt, st = from_json(text)
+        fmt, st, decision = parse(text)
     except StateError as e:
         raise InputError(f"{path}: {e}")
-    return to_json(st, fmt)
+    return to_json(st, fmt, decision)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -55,7 +55,7 @@ def moves(state_file, count, limit):
     """Print every distinct legal move of STATE.json, one JSON object per line (card, kind, text, result).
 
     Any position is listed completely, streaming in bounded memory, however many moves it has."""
-    from .engine import iter_moves, count_moves, EngineError
+    from .engine import iter_moves, count_moves, EngineError, StateError
     state = _load_state(state_file)
     try:
         if count:
@@ -65,6 +65,8 @@ def moves(state_file, count, limit):
             if limit is not None and i >= limit:
                 break
             click.echo(json.dumps(m.to_json()))
+    except StateError as e:          # a 4p Stay decision whose move is not a legal capture
+        raise InputError(f"{state_file}: {e}")
     except EngineError as e:
         raise InputError(str(e))
 

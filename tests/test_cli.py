@@ -107,3 +107,33 @@ def test_play_prints_a_whole_game():
 def test_play_unknown_bot_is_exit_2():
     r = khasino("play", "--bots", "genius")
     assert r.returncode == 2 and "unknown bot" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_moves_lists_a_4p_decision_and_rejects_a_bad_one(tmp_path):
+    """ENGINE.md "Four players": a decision state lists its options (kind lead with the seat chosen, or
+    decline/stay); a Stay decision whose move is no legal capture is one line and exit 2."""
+    from khasino_sim import engine
+    state = engine.new_game("khasino-4p", 3)
+    path = tmp_path / "lead.json"
+    path.write_text(json.dumps(state))
+    r = khasino("moves", str(path))
+    assert r.returncode == 0, r.stderr
+    opts = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(o["kind"], o["seat"]) for o in opts] == [("lead", 0), ("lead", 1)]
+    assert opts[1]["result"]["to_move"] == 1 and opts[1]["result"]["decision"] is None
+    assert khasino("moves", "--count", str(path)).stdout.strip() == "2"
+    # a Stay decision state reached in play, then spoiled
+    st = state
+    while st["decision"] is None or st["decision"]["kind"] != "stay":
+        ms = engine.legal_moves(st)
+        st = next((m.result for m in ms if m.result["decision"]), ms[-1].result)
+        assert not st["over"], "seed 3 reaches a Stay decision"
+    good = tmp_path / "stay.json"
+    good.write_text(json.dumps(st))
+    assert [json.loads(x)["kind"] for x in khasino("moves", str(good)).stdout.splitlines()] == ["decline", "stay"]
+    st["decision"]["move"]["card"] = next(c for c in st["hands"][st["decision"]["seat"]]
+                                          if c != st["decision"]["move"]["card"])
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(st))
+    r = khasino("moves", str(bad))
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "decision" in r.stderr, r.stderr
