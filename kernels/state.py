@@ -218,8 +218,9 @@ def apply_stay(st, rules, p, ws, r, q):
         st[base + k] = cbit
         k += 1
     st[S_BNG + v] += k
+    if st[S_BOWNER + v] != q:       # P13: a build q comes to own by the Stay is not promised; his own keeps
+        st[S_PROMISED] &= ~(1 << v)  # its mark (his promise still stands)
     st[S_BOWNER + v] = q
-    st[S_PROMISED] &= ~(1 << v)
     apply_followups(st, ws, r)
     st[S_LAST_MOVER] = p
     st[S_TURN] += 1

@@ -708,7 +708,8 @@ def _capture_or_stay(before: _State, dec: tuple, stay: bool) -> _State:
     Stay (P15): the same cards leave the table and the opponents' piles, but the move is a load: the build
     stays, its new groups (the move's other groups and the played card as a group of its own, sorted together
     in the canonical order: larger card mask first) appended after its existing ones; it passes to M's
-    partner, not promised (P13, P15); nothing goes to M's pile and ``last_capturer`` is unchanged.
+    partner, not promised unless it was already his (his promise then stands, P13, P15); nothing goes to M's
+    pile and ``last_capturer`` is unchanged.
     Either way the K9 follow-up groups go to M's other builds as chosen, and the played card ends M's own
     promise of V (P13)."""
     _k, M, V, c, groups, fups = dec
@@ -748,7 +749,7 @@ def _capture_or_stay(before: _State, dec: tuple, stay: bool) -> _State:
         o, wgs = builds[W]
         builds[W] = (o, wgs + tuple(sorted(ms, reverse=True)))
     promises, promised = _promises_after(before, M, V, builds, taken=taken)
-    if stay:
+    if stay and owner != partner_of(fmt, M):
         promised = promised - {V}          # P13: a build its owner came to own by a Stay is not promised
     return _State(fmt, before.deal, M, hands, loose, builds, tuple(piles), before.stock, lc, False,
                   promises, promised)

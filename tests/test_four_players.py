@@ -352,3 +352,21 @@ def test_whole_game_keys_hold_every_decision():
             st = next(m for m in moves(st) if m.key == k).result
         assert st == g["final"]
         assert len(g["keys"]) == 41 + sum(s["stay_offers"] for s in g["seats"])
+
+
+def test_p13_a_partner_staying_on_his_own_build_keeps_his_promise():
+    """P13/P15: seat 1 captures its partner seat 0's promised build 9; seat 0 (who made it and holds 9C)
+    stays: the build is still seat 0's and still promised, so an opponent's later capture opens the promise."""
+    st = state4(hands=[["9C", "2C"], ["9S", "AD"], ["9D", "4C"], ["6H", "AH"]], loose=["6C", "3D"],
+                builds=[(9, 0, [["5S", "4S"]])], promised=(9,), to_move=1, last_capturer=1)
+    st["hands"][0] = ["9C"]            # led by seat 0: seats 0 and 2 have played this round
+    st["hands"][2] = ["9D"]
+    st["piles"][1] += ["2C", "4C"]
+    cap = next(m for m in moves(st) if m.kind == "capture" and "build 9" in m.text and "6C" in m.text)
+    assert cap.result["decision"]["kind"] == "stay" and cap.result["to_move"] == 0
+    stay = next(m for m in moves(cap.result) if m.kind == "stay").result
+    b = build_of(stay, 9)
+    assert b["owner"] == 0 and b["promised"] is True
+    other = stay_position(owner=2)        # a build the partner did not own: not promised after the Stay
+    dec = next(m for m in moves(other) if m.kind == "capture" and "build 9" in m.text).result
+    assert build_of(next(m for m in moves(dec) if m.kind == "stay").result, 9)["promised"] is False
