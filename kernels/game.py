@@ -9,7 +9,7 @@ from .layout import (
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
     KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
-    R_TEAMS, R_PARTNER, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_GREEDY,
+    R_TEAMS, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_GREEDY,
     SEAT_STAY_OFFERS, SEAT_STAYS,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_SEAT0, SEAT_FIELDS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
@@ -18,7 +18,7 @@ from .layout import (
 from .movegen import new_workspace
 from .rng import bot_stream_seed, next_u64, fmix, zterm
 from .state import (
-    shuffle_deck, init_state, apply_move, apply_stay, trail_fallback, advance, score, series_leader,
+    shuffle_deck, init_state, apply_move, apply_stay, stay_partner, trail_fallback, advance, score, series_leader,
 )
 
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
@@ -112,17 +112,15 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
                 trace[nt] = ws[r + M_KEY]
             nt += 1
             q = -1
-            if rules[R_TEAMS] and kind == KIND_CAPTURE and target > 0:
-                partner = rules[R_PARTNER + p]
-                # P15: the partner holding a card of the captured build's value may keep it on the table
-                if partner >= 0 and st[S_HANDS + 2 * partner] & (15 << (4 * (target - 1))):
-                    stats[G_SEAT0 + partner * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
-                    stay = decide_option(bots[partner], DECIDE_STAY, bot_stream)
-                    if nt < trace.shape[0]:
-                        trace[nt] = np.int64(zterm(DECISION_TAG, DECIDE_STAY, stay, 0))
-                    nt += 1
-                    if stay:
-                        q = partner
+            partner = stay_partner(st, rules, p, kind, target) if rules[R_TEAMS] else -1
+            if partner >= 0:        # P15: the partner may keep the captured build on the table
+                stats[G_SEAT0 + partner * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
+                stay = decide_option(bots[partner], DECIDE_STAY, bot_stream)
+                if nt < trace.shape[0]:
+                    trace[nt] = np.int64(zterm(DECISION_TAG, DECIDE_STAY, stay, 0))
+                nt += 1
+                if stay:
+                    q = partner
             stats[o + SEAT_PILE_TAKEN] += ws[r + M_PILE_USED]
             stats[o + SEAT_FOLLOWUPS] += ws[r + M_FCOUNT]
             if q >= 0:

@@ -64,16 +64,6 @@ def prepare_position(st, rules, p, ws):
         ws[C_HV + cv] += 1
         hvmask |= 1 << cv
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
-    group_values = ws[C_HVMASK]
-    if rules[R_TEAMS]:
-        # the values a move's groups may take without the mover holding them: his partner's builds (P12
-        # loads) and open promises (P14 rebuilds); pile cards may complete those groups too (K8)
-        partner = rules[R_PARTNER + p]
-        group_values |= st[S_PROMISES + partner]
-        for v in range(1, maxv + 1):
-            if st[S_BOWNER + v] == partner:
-                group_values |= 1 << v
-    prepare_items(st, rules, p, ws, group_values)
     ws[C_LOOSE] = st[S_LOOSE]
     ws[C_MYPLEN] = st[S_PLEN + p]
     ws[C_LASTCAP] = st[S_LAST_CAP]
@@ -128,6 +118,12 @@ def prepare_position(st, rules, p, ws):
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
+    # the values a move's groups may take: those the mover holds, and in 4p without holding them his
+    # partner's builds' (P12 loads) and open promises' (P14 rebuilds); pile cards may complete them too (K8)
+    group_values = ws[C_HVMASK] | partner_builds
+    if partner >= 0:
+        group_values |= st[S_PROMISES + partner]
+    prepare_items(st, rules, p, ws, group_values)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

@@ -9,7 +9,7 @@ from .layout import (
     S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
-    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, S_PROMISED, S_PROMISES, M_OWNER,
+    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISED, S_PROMISES, M_OWNER,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
     CARD_BITS, VALUE_SHIFT,
@@ -90,6 +90,44 @@ def remove_build(st, v):
     st[S_BNG + v] = 0
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def take_cards(st, rules, p, c, used):
+    """Seat p plays card c from his hand and the move's table cards `used` leave their places: the loose
+    ones the table, the others the tops of the opponents' piles (K8)."""
+    st[S_HANDS + 2 * p] &= ~(1 << c)
+    loose = st[S_LOOSE]
+    pile_cards = used & ~loose
+    st[S_LOOSE] = loose & ~used
+    if pile_cards:
+        for s in range(rules[R_SEATS]):
+            if s == p:
+                continue
+            base = S_PILE + s * MAX_PILE
+            while st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
+                st[S_PLEN + s] -= 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def end_promise(st, p, cv):
+    """P13: seat p has played a card of value cv: his open promise of cv ends, and so does the promised mark
+    of his own build of cv (both are zero outside team formats)."""
+    st[S_PROMISES + p] &= ~(1 << cv)
+    if st[S_BOWNER + cv] == p:
+        st[S_PROMISED] &= ~(1 << cv)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def stay_partner(st, rules, p, kind, target):
+    """P15: the partner who decides Stay on seat p's move of this kind and target build, or -1: a capture of
+    a build, in a team format, whose value p's partner holds."""
+    if not rules[R_TEAMS] or kind != KIND_CAPTURE or target <= 0:
+        return -1
+    q = rules[R_PARTNER + p]
+    if q >= 0 and st[S_HANDS + 2 * q] & (15 << (4 * (target - 1))):
+        return q
+    return -1
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def apply_move(st, rules, p, ws, r):
     """Play the move record at ws[r:r+REC_SIZE] (the bot's best, WS_BEST, or a listed record) for seat p:
@@ -100,17 +138,7 @@ def apply_move(st, rules, p, ws, r):
     target = ws[r + M_TARGET]
     used = ws[r + M_USED]
     top_rank = (rules[R_DECK] >> 2) - 1
-    st[S_HANDS + 2 * p] &= ~(1 << c)
-    loose = st[S_LOOSE]
-    pile_cards = used & ~loose
-    st[S_LOOSE] = loose & ~used
-    if pile_cards:  # K8: remove the used top cards of each opponent pile
-        for s in range(rules[R_SEATS]):
-            if s == p:
-                continue
-            base = S_PILE + s * MAX_PILE
-            while st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
-                st[S_PLEN + s] -= 1
+    take_cards(st, rules, p, c, used)
     g0 = r + M_GROUPS
     ng = ws[r + M_GCOUNT]
     if rules[R_TEAMS]:
@@ -152,10 +180,7 @@ def keep_promises(st, rules, p, c, kind, value, target):
     open promise, and the promised mark of his build of v); a capture of a promised build by an opponent of its
     owner opens the owner's promise; a build p creates or changes (or rebuilds for his partner, P14) is
     promised."""
-    cv = card_value(c)
-    st[S_PROMISES + p] &= ~(1 << cv)
-    if st[S_BOWNER + cv] == p:
-        st[S_PROMISED] &= ~(1 << cv)
+    end_promise(st, p, card_value(c))
     if kind == KIND_CAPTURE:
         if target > 0:
             o = st[S_BOWNER + target]
@@ -191,16 +216,8 @@ def apply_stay(st, rules, p, ws, r, q):
     c = ws[r + M_CARD]
     v = ws[r + M_TARGET]
     used = ws[r + M_USED]
-    keep_promises(st, rules, p, c, KIND_LOAD, v, v)
-    st[S_HANDS + 2 * p] &= ~(1 << c)
-    loose = st[S_LOOSE]
-    pile_cards = used & ~loose
-    st[S_LOOSE] = loose & ~used
-    if pile_cards:
-        for s in range(rules[R_SEATS]):
-            base = S_PILE + s * MAX_PILE
-            while s != p and st[S_PLEN + s] > 0 and (pile_cards >> st[base + st[S_PLEN + s] - 1]) & 1:
-                st[S_PLEN + s] -= 1
+    end_promise(st, p, card_value(c))
+    take_cards(st, rules, p, c, used)
     ng = ws[r + M_GCOUNT]
     base = S_BGROUPS + v * MAX_GROUPS + st[S_BNG + v]
     cbit = 1 << c
@@ -231,10 +248,7 @@ def trail_fallback(st, p):
     """K11: with no legal move at all, the lowest card of the hand is trailed."""
     hand = st[S_HANDS + 2 * p]
     b = hand & -hand
-    cv = card_value(lowbit_index(b))
-    st[S_PROMISES + p] &= ~(1 << cv)        # P13 (zero outside team formats)
-    if st[S_BOWNER + cv] == p:
-        st[S_PROMISED] &= ~(1 << cv)
+    end_promise(st, p, card_value(lowbit_index(b)))
     st[S_HANDS + 2 * p] = hand ^ b
     st[S_LOOSE] |= b
     st[S_LAST_MOVER] = p

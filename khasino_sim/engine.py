@@ -13,7 +13,7 @@ from khasino_sim.kernels.bits import card_name, parse_card, mask_cards  # noqa: 
 from khasino_sim.kernels.game import play_batch, play_game as _play_game
 from khasino_sim.kernels.movegen import list_window, new_workspace, prepare_only
 from khasino_sim.kernels.state import (
-    apply_move, apply_stay, advance, init_state, shuffle_deck, trail_fallback, position_hash,
+    apply_move, apply_stay, advance, init_state, shuffle_deck, stay_partner, trail_fallback, position_hash,
 )
 from khasino_sim.kernels.rng import zterm
 from .formats import get_format
@@ -97,10 +97,21 @@ def _group_text(mask):
     return "+".join(card_name(c) for c in k10_order(mask))
 
 
+def _groups(rec):
+    """A move record's main-action groups (card masks, canonical order)."""
+    return [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
+
+
+def _followups(rec):
+    """A move record's K9 follow-up groups as (build value, card mask) pairs."""
+    return [(int(x) >> L.VALUE_SHIFT, int(x) & L.CARD_BITS)
+            for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]]
+
+
 def describe(rec, st, p, seats=2):
     """A sentence a player understands for the move record `rec` of seat p in position st (`seats` seats)."""
     c, kind, value, target = (int(rec[f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
-    groups = [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
+    groups = _groups(rec)
     used = int(rec[L.M_USED])
     pile = used & ~int(st[L.S_LOOSE])
     card = card_name(c)
@@ -134,11 +145,9 @@ def describe(rec, st, p, seats=2):
         from_s = [int(x) for x in st[base: base + st[L.S_PLEN + s]] if pile >> int(x) & 1]
         if from_s and s != p:
             text += f" (using {' '.join(card_name(x) for x in sorted(from_s))} from {whose(s)} pile)"
-    nf = int(rec[L.M_FCOUNT])
-    if nf:
-        follow = [int(rec[L.M_FGROUPS + i]) for i in range(nf)]
-        adds = [f"{_group_text(x & L.CARD_BITS)} to build {x >> L.VALUE_SHIFT}" for x in follow]
-        text += "; then add " + " and ".join(adds)
+    follow = _followups(rec)
+    if follow:
+        text += "; then add " + " and ".join(f"{_group_text(g)} to build {w}" for w, g in follow)
     return text
 
 
@@ -178,9 +187,8 @@ def decision_key(kind, option):
 
 def move_json(rec):
     """The JSON of a capture record as a Stay decision's `move` (docs/ENGINE.md, "Four players")."""
-    groups = [int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))]
-    follow = sorted(((int(x) >> L.VALUE_SHIFT, int(x) & L.CARD_BITS)
-                     for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]), key=lambda wg: (wg[0], -wg[1]))
+    groups = _groups(rec)
+    follow = sorted(_followups(rec), key=lambda wg: (wg[0], -wg[1]))
     return {"card": card_name(int(rec[L.M_CARD])), "kind": "capture", "build": int(rec[L.M_TARGET]),
             "groups": [[card_name(c) for c in k10_order(g)] for g in groups],
             "followups": [{"build": w, "group": [card_name(c) for c in k10_order(g)]} for w, g in follow]}
@@ -203,21 +211,9 @@ def _json_move_rec(st, rules, decision):
         if int(rec[L.M_CARD]) != card or int(rec[L.M_KIND]) != L.KIND_CAPTURE or \
                 int(rec[L.M_TARGET]) != decision["value"]:
             continue
-        got = {int(rec[L.M_GROUPS + i]) for i in range(int(rec[L.M_GCOUNT]))}
-        got_f = {(int(x) >> L.VALUE_SHIFT, int(x) & L.CARD_BITS)
-                 for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]}
-        if got == groups and got_f == follow:
+        if set(_groups(rec)) == groups and set(_followups(rec)) == follow:
             return rec
     raise StateError(f"decision.move is not a legal capture of build {decision['value']} by seat {mover}")
-
-
-def stay_offer(st, rules, p, rec):
-    """P15: the partner who decides Stay on seat p's move `rec`, or -1 if the move offers none."""
-    if not rules[L.R_TEAMS] or rec[L.M_KIND] != L.KIND_CAPTURE or rec[L.M_TARGET] <= 0:
-        return -1
-    q = int(rules[L.R_PARTNER + p])
-    v = int(rec[L.M_TARGET])
-    return q if q >= 0 and int(st[L.S_HANDS + 2 * q]) >> (4 * (v - 1)) & 15 else -1
 
 
 def _decision_moves(fmt, st, rules, decision):
@@ -267,7 +263,7 @@ def iter_moves(state):
         if key in seen:
             continue
         seen.add(key)
-        q = stay_offer(st, rules, p, rec)
+        q = int(stay_partner(st, rules, p, rec[L.M_KIND], rec[L.M_TARGET]))
         if q >= 0:      # P15: the partner decides first; the position is unchanged until he does
             nxt = st.copy()
             nxt[L.S_TO_MOVE] = q
@@ -379,7 +375,8 @@ def scores(state):
 
 
 def winner(state):
-    """The winning seat of a finished state (K13, or P9's tie-breaks in 3p); -1 on a tie."""
+    """The winner of a finished state: the winning seat (K13, or P9's tie-breaks in 3p), the winning team
+    (0 = AB, 1 = CD) in 4p; -1 on a tie."""
     fmt, st = from_json(state)
     from khasino_sim.kernels.state import score
     return int(score(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))

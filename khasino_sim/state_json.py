@@ -292,13 +292,19 @@ def _check_hand_sizes(fmt, sizes, p, stock_left):
                          f"seat {order[k % len(order)]}, but team AB (seat 0 or 1) leads (P11)")
 
 
+def _promise_lists(d, fmt):
+    """The state's `promises` (optional: None when absent), checked to be one list per seat."""
+    promises = d.get("promises")
+    if promises is not None and (not isinstance(promises, list) or len(promises) != fmt.seats or
+                                 not all(isinstance(x, list) for x in promises)):
+        raise StateError(f"promises must hold {fmt.seats} lists (one per seat)")
+    return promises
+
+
 def _no_pending(d, fmt):
     """`promises` and `decision` (team formats, K15): optional; a format without partners has neither."""
-    promises = d.get("promises")
+    promises = _promise_lists(d, fmt)
     if promises is not None:
-        if not isinstance(promises, list) or len(promises) != fmt.seats or \
-                not all(isinstance(x, list) for x in promises):
-            raise StateError(f"promises must hold {fmt.seats} lists (one per seat)")
         if any(promises):
             raise StateError(f"{fmt.name} has no partners, so no promises (K15 rebuilds are 4p only)")
     if d.get("decision") is not None:
@@ -311,11 +317,8 @@ def _team_fields(d, fmt, st, hand_masks):
     teams = d.get("teams")
     if teams is not None and teams != [list(t) for t in fmt.teams]:
         raise StateError(f"teams must be {[list(t) for t in fmt.teams]} in {fmt.name}, not {json.dumps(teams)}")
-    promises = d.get("promises")
+    promises = _promise_lists(d, fmt)
     if promises is not None:
-        if not isinstance(promises, list) or len(promises) != fmt.seats or \
-                not all(isinstance(x, list) for x in promises):
-            raise StateError(f"promises must hold {fmt.seats} lists (one per seat)")
         for s, vals in enumerate(promises):
             for v in vals:
                 if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= fmt.max_build_value:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.test_differential import THREE, FOUR_PAIRINGS, walk_three, canon  # noqa: E402
+from tests.test_differential import THREE, FOUR_PAIRINGS, walk, canon  # noqa: E402
 from khasino_sim import engine, reference as ref  # noqa: E402
 from khasino_sim.kernels import layout as L  # noqa: E402
 
@@ -33,7 +33,7 @@ def main():
     for fmt in args.formats.split(","):
         seats = 4 if fmt == "khasino-4p" else 3
         t = time.time()
-        n = walk_three(fmt, args.positions, 100_000)
+        n = walk(fmt, args.positions, 100_000)
         print(f"{fmt}: {n:,} positions, same successors and keys as the reference ({time.time() - t:.0f} s)")
         for bots in PAIRINGS[seats]:
             for seed in range(args.games):

@@ -8,9 +8,10 @@ import pytest
 
 from khasino_sim import engine
 from khasino_sim import reference as ref
+from khasino_sim.formats import get_format
 
 FORMATS = ["khasino", "durban"]
-GAMES_PER_FORMAT = 260          # x 40 positions = 10,400 positions per format, 20,800 in all
+POSITIONS_1V1 = 10_400          # per format (260 games of 40 positions), 20,800 in all
 
 
 def canon(state):
@@ -20,19 +21,7 @@ def canon(state):
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_same_successor_states(fmt):
-    positions = 0
-    for g in range(GAMES_PER_FORMAT):
-        state = ref.initial_state(fmt, 10_000 + g)
-        assert canon(state) == canon(engine.new_game(fmt, 10_000 + g)), "the deal differs"
-        rng = random.Random(g)
-        while not state["over"]:
-            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
-            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
-            assert want, "a position without a legal move (K11)"
-            assert got == want, f"successors differ in {canon(state)}"
-            positions += 1
-            state = json.loads(rng.choice(list(want.values())))
-    assert positions >= 10_000
+    assert walk(fmt, POSITIONS_1V1, 10_000) == POSITIONS_1V1
 
 
 @pytest.mark.slow
@@ -65,14 +54,14 @@ THREE = ["khasino-3p", "khasino-3p-stock"]
 THREE_POSITIONS = 1_000        # per format in the default suite; scripts/differential_multi.py runs 20,000
 
 
-def walk_three(fmt, positions, first_seed):
-    """Random walks through reference games of `fmt` (3p: leaders rotating; 4p: from the lead decision, its
-    Stay decisions included), comparing every position's distinct successors and keys with the core's;
-    returns the number of positions compared."""
+def walk(fmt, positions, first_seed):
+    """Random walks through reference games of `fmt` from seeds first_seed, first_seed + 1, ... (formats with
+    series: leaders rotating; 4p: from the lead decision, its Stay decisions included), comparing every
+    position's distinct successors and keys with the core's; returns the number of positions compared."""
     done = 0
     g = 0
     while done < positions:
-        leader = g % 3 if fmt in THREE else 0
+        leader = g % get_format(fmt).seats if get_format(fmt).series else 0
         state = ref.initial_state(fmt, first_seed + g, leader=leader)
         assert canon(state) == canon(engine.new_game(fmt, first_seed + g, leader=leader)), "the deal differs"
         rng = random.Random(g)
@@ -86,11 +75,10 @@ def walk_three(fmt, positions, first_seed):
         g += 1
     return done
 
-
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", THREE)
 def test_three_players_same_successor_states(fmt):
-    assert walk_three(fmt, THREE_POSITIONS, 30_000) == THREE_POSITIONS
+    assert walk(fmt, THREE_POSITIONS, 30_000) == THREE_POSITIONS
 
 
 @pytest.mark.slow
@@ -115,7 +103,7 @@ FOUR_PAIRINGS = [("random",) * 4, ("greedy",) * 4, ("greedy", "random", "greedy"
 def test_four_players_same_successor_states():
     """K15 (P11-P15): the lead decision, card plays (rebuilds and partner loads included) and Stay decisions
     give the reference's successors and keys."""
-    assert walk_three("khasino-4p", FOUR_POSITIONS, 40_000) == FOUR_POSITIONS
+    assert walk("khasino-4p", FOUR_POSITIONS, 40_000) == FOUR_POSITIONS
 
 
 @pytest.mark.slow
