@@ -208,51 +208,71 @@ def piles_next(ws, v):
     that with them uses from each usable opponent pile exactly its top k cards, for any k (K8); -1 when there
     is none left.
 
-    The piles are settled one after another, each top down: at each node the current pile is either closed,
-    if the cards used from it are its top ones, or its topmost unused card is put in a group holding it and
-    no card of a pile already closed: one of that card's run in the pile index (`pile_index`). Each selection
-    is reached once (pile by pile, the groups holding its cards not yet used, in top-down order), with no
-    outer loop over counts. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices
-    and ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (a position in the pile
-    index per group, -1 per close: at most 40 + 5 entries, docs/ENGINE.md)."""
+    An exact-cover search over the piles in order, each node branching on one card, chosen from the cards
+    used so far: if a pile not yet closed has a gap (an unused card above a used one), its topmost gap card,
+    which every completion must cover; otherwise the current pile is closed (no more of its cards), or its
+    topmost unused card is covered. The branches are the groups holding that card and no card of a closed
+    pile: for a card of the current pile, its run in the pile index (`pile_index`), otherwise a scan of the
+    bucket's pile-card groups. Each selection is reached once (every completion covers the node's card with
+    exactly one group), and a gap no group can fill ends its branch at once. On return d >= 0:
+    ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices and ws[WS_USED3+d] the cards used. The
+    search's own stack is WS_SEL4/WS_USED4 (per entry: -1 for a close, a run position t >= 0, or -2 - k for
+    bucket index k from a scan; at most 40 + 5 entries, docs/ENGINE.md)."""
     d = ws[C_CTL + 6]
-    t = ws[C_CTL + 7]               # the next position of the current run to try; -1 at a new node
+    t = ws[C_CTL + 7]               # the next branch to try; -1 at a new node
     j = ws[C_CTL + 8]               # piles closed so far
     nopp = ws[C_NOPP]
     runs = C_PIDX + v * PIDX_STRIDE
     forbid = ws[C_PFORBID]
     while True:
         u = ws[WS_USED4 + d]
+        card = 0                    # the card this node branches on
+        scan = False
+        for i in range(j, nopp):
+            base = C_PREFIX + i * PREFIX_STRIDE
+            x = u & ws[C_PMASK + i]
+            if ws[base + popcount(x)] != x:     # a gap: cover its topmost card
+                k = 0
+                while ws[base + k + 1] & ~u == 0:
+                    k += 1
+                card = ws[base + k + 1] & ~ws[base + k]
+                scan = i != j
+                break
         pushed = False
-        if j == nopp:
-            if t == -1:                     # every pile closed: a selection; its groups for the caller
-                ng = 0
-                for e in range(d):
-                    if ws[WS_SEL4 + e] >= 0:
-                        ws[WS_SEL3 + ng] = ws[WS_PIDX + ws[WS_SEL4 + e]]
-                        ng += 1
-                ws[WS_USED3 + ng] = u
-                ws[C_CTL + 6] = d
-                ws[C_CTL + 7] = 1 << 40     # nothing extends it: backtrack on the next call
-                ws[C_CTL + 8] = j
-                return ng
-        else:
-            base = C_PREFIX + j * PREFIX_STRIDE
-            k = 0                           # the pile's topmost unused card, within reach
-            kmax = ws[C_KMAX + j]
-            while k < kmax and ws[base + k + 1] & ~u == 0:
-                k += 1
-            if t == -1:
-                x = u & ws[C_PMASK + j]
-                if ws[base + popcount(x)] == x:     # the pile's used cards are its top ones: close it
+        if card == 0:
+            if j == nopp:
+                if t == -1:                 # every pile closed: a selection; its groups for the caller
+                    ng = 0
+                    for e in range(d):
+                        s = ws[WS_SEL4 + e]
+                        if s >= 0:
+                            ws[WS_SEL3 + ng] = ws[WS_PIDX + s]
+                            ng += 1
+                        elif s < -1:
+                            ws[WS_SEL3 + ng] = -2 - s
+                            ng += 1
+                    ws[WS_USED3 + ng] = u
+                    ws[C_CTL + 6] = d
+                    ws[C_CTL + 7] = 1 << 40     # nothing extends it: backtrack on the next call
+                    ws[C_CTL + 8] = j
+                    return ng
+            else:
+                if t == -1:                 # close the current pile
                     ws[WS_SEL4 + d] = -1
                     ws[WS_USED4 + d + 1] = u
                     d += 1
                     j += 1
                     continue
-                t = 0
-            if k < kmax:
-                x = lowbit_index(ws[base + k + 1] & ~u)
+                base = C_PREFIX + j * PREFIX_STRIDE
+                k = 0                       # or cover its topmost unused card, within reach
+                kmax = ws[C_KMAX + j]
+                while k < kmax and ws[base + k + 1] & ~u == 0:
+                    k += 1
+                if k < kmax:
+                    card = ws[base + k + 1] & ~ws[base + k]
+        if card:
+            if not scan:                    # the groups whose first pile card is this one
+                x = lowbit_index(card)
                 end = ws[runs + x + 1]
                 if t < ws[runs + x]:
                     t = ws[runs + x]
@@ -267,6 +287,24 @@ def piles_next(ws, v):
                     d += 1
                     t = -1
                     pushed = True
+            else:                           # a later pile's gap: every group holding it, no closed pile's card
+                end = ws[C_BEND + v]
+                if t < ws[C_BMID + v]:
+                    t = ws[C_BMID + v]
+                block = u | forbid
+                for i in range(j):
+                    block |= ws[C_PMASK + i]
+                while t < end:
+                    g = ws[WS_SUB + t] & CARD_BITS
+                    if g & card and g & block == 0:
+                        break
+                    t += 1
+                if t < end:
+                    ws[WS_SEL4 + d] = -2 - t
+                    ws[WS_USED4 + d + 1] = u | g
+                    d += 1
+                    t = -1
+                    pushed = True
         if not pushed:
             if d == 0:
                 ws[C_CTL + 6] = 0
@@ -274,11 +312,14 @@ def piles_next(ws, v):
                 ws[C_CTL + 8] = 0
                 return -1
             d -= 1
-            if ws[WS_SEL4 + d] < 0:         # back from a close: extend that pile instead
+            s = ws[WS_SEL4 + d]
+            if s == -1:                     # back from a close: cover that pile's next card instead
                 j -= 1
                 t = 0
+            elif s >= 0:
+                t = s + 1
             else:
-                t = ws[WS_SEL4 + d] + 1
+                t = -2 - s + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -291,6 +332,15 @@ def pile_ok(used, ws):
         if x != ws[C_PREFIX + j * PREFIX_STRIDE + popcount(x)]:
             return False
     return True
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def nibbles(values):
+    """Bit v of `values` (< 2**16) moved to bit 4v, one nibble per value (the "part 1 by 3" bit trick)."""
+    x = (values | (values << 24)) & 0x000000FF000000FF
+    x = (x | (x << 12)) & 0x000F000F000F000F
+    x = (x | (x << 6)) & 0x0303030303030303
+    return (x | (x << 3)) & 0x1111111111111111
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -344,7 +394,7 @@ def several_depths(st, rules, ws, team, nloose, held4):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def prepare_items(st, rules, p, ws, held):
+def prepare_items(st, rules, p, ws, held, top_held):
     """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum.
     `held`: bit v set for each value v a move's groups may take: those of which the mover holds a card, and
     in 4p his partner's builds' and open promises' values (P12, P14)."""
@@ -366,11 +416,7 @@ def prepare_items(st, rules, p, ws, held):
     items = loose
     if rules[R_PILES]:
         team = rules[R_TEAM + p]
-        # the held values, one nibble each (bit 4V): held < 2**16 spread by the "part 1 by 3" bit trick
-        held4 = (held | (held << 24)) & 0x000000FF000000FF
-        held4 = (held4 | (held4 << 12)) & 0x000F000F000F000F
-        held4 = (held4 | (held4 << 6)) & 0x0303030303030303
-        held4 = (held4 | (held4 << 3)) & 0x1111111111111111
+        held4 = nibbles(held)
         if nseats > 2:
             several_depths(st, rules, ws, team, nloose, held4)
         for s in range(nseats):
@@ -379,6 +425,8 @@ def prepare_items(st, rules, p, ws, held):
             plen = st[S_PLEN + s]
             # 1v1: one opponent, so loose cards and the played card are the only partners
             depth = ws[C_KMAX + s] if nseats > 2 else usable_depth(st, s, nloose + 1, held4)
+            if depth == 0 and top_held:     # a move of one group uses at most each pile's top card
+                depth = min(1, usable_depth(st, s, 1, nibbles(top_held)))
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0

@@ -123,7 +123,12 @@ def prepare_position(st, rules, p, ws):
     group_values = ws[C_HVMASK] | partner_builds
     if partner >= 0:
         group_values |= st[S_PROMISES + partner]
-    prepare_items(st, rules, p, ws, group_values)
+    if st[S_LOOSE]:
+        prepare_items(st, rules, p, ws, group_values, 0)
+    else:
+        # K4, K5: with no loose card, a move using pile cards captures or loads a build (its groups have the
+        # build's value), or is a K7 change (one group: at most each pile's top card)
+        prepare_items(st, rules, p, ws, group_values & built, group_values if changeable and rules[R_CHANGE] else 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

@@ -1,11 +1,13 @@
-"""The shared group layer's depth-by-depth pile selections (`groups.prefix_next`, K8) against brute force.
+"""The shared group layer's pile selections (K8) and usable pile depths against brute force.
 
 For 1,000 random khasino positions with a usable opponent pile, for every sum s and for `taken` (the played
 card's subset of a build: nothing, or one of up to three subsets of lower sums), the selections of pile-card
 groups of bucket s that `prefix_next` yields must be exactly the sets of pairwise-disjoint groups, disjoint
 from `taken`, whose pile cards together with `taken`'s are the top k usable cards of the pile for some k (K8),
 each exactly once. The brute force reads the pile order from the state, not from the kernel's prefix tables,
-and walks every disjoint set of the bucket's pile part, so parts of more than 14 groups are skipped.
+and walks every disjoint set of the bucket's pile part, so parts of more than 14 groups are skipped. The same
+for the several-pile search (`piles_start`/`piles_next`: 3p and 4p, each pile's cards its top ones), and the
+usable pile depths against their definition.
 """
 import random
 
@@ -16,22 +18,27 @@ from numba import njit
 from khasino_sim.formats import get_format
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_value, parse_card
-from khasino_sim.kernels.groups import prefix_start, prefix_next
+from khasino_sim.kernels.groups import prefix_start, prefix_next, piles_start, piles_next
 from khasino_sim.kernels.movegen import new_workspace, prepare_only
 from khasino_sim.state_json import from_json
 from tests import positions_search as P
 
 
 @njit  # not cached: it inlines kernel code, whose layout constants a cache would freeze
-def _prefix_selections(ws, s, taken, out):
-    """Every selection prefix_next yields for bucket s's pile part: rows of group indices in the order
-    chosen (-1 padded), written while they fit; returns their number."""
+def _selections(ws, s, taken, out, several):
+    """Every selection of bucket s's pile part that prefix_next (one usable pile) or piles_next (several)
+    yields: rows of group indices (-1 padded), written while they fit; returns their number (0 if
+    piles_start found none)."""
     mid = ws[L.C_BMID + s]
     hi = ws[L.C_BEND + s]
-    prefix_start(ws, taken, L.WS_USED3, L.C_CTL + 4)
+    if several:
+        if not piles_start(ws, taken, s, mid, hi):
+            return 0
+    else:
+        prefix_start(ws, taken, L.WS_USED3, L.C_CTL + 4)
     n = 0
     while True:
-        d = prefix_next(ws, mid, hi, L.WS_SEL3, L.WS_USED3, L.C_CTL + 4)
+        d = piles_next(ws, s) if several else prefix_next(ws, mid, hi, L.WS_SEL3, L.WS_USED3, L.C_CTL + 4)
         if d < 0:
             return n
         if n < out.shape[0]:
@@ -40,21 +47,20 @@ def _prefix_selections(ws, s, taken, out):
         n += 1
 
 
-def _brute(groups, taken, top_down):
-    """All sets of pairwise-disjoint groups (indices), disjoint from taken, whose pile cards with taken's
-    are the top k of the pile (top_down: card bits from the top) for some k."""
-    pile_bits = 0
-    for b in top_down:
-        pile_bits |= b
-    prefixes = {0}
-    acc = 0
-    for b in top_down:
-        acc |= b
-        prefixes.add(acc)
+def _brute(groups, taken, piles):
+    """All sets of pairwise-disjoint groups (indices), disjoint from taken, whose cards of each pile (with
+    taken's) are its top k for some k (piles: each usable pile's card bits from the top)."""
+    prefixes = []
+    for top_down in piles:
+        acc, ok = 0, {0}
+        for b in top_down:
+            acc |= b
+            ok.add(acc)
+        prefixes.append((acc, ok))
     found = []
 
     def walk(start, used, chosen):
-        if (used & pile_bits) in prefixes:
+        if all(used & bits in ok for bits, ok in prefixes):
             found.append(frozenset(chosen))
         for j in range(start, len(groups)):
             idx, g = groups[j]
@@ -96,10 +102,10 @@ def test_prefix_selections_match_brute_force():
                 continue          # the brute force walks every disjoint set of the part: keep it small
             takens = [0] + [sub(i) for i in range(int(ws[L.C_BSTART + 1]), int(ws[L.C_BEND + s - 1]))][:3]
             for taken in takens:
-                n = _prefix_selections(ws, s, taken, out)
+                n = _selections(ws, s, taken, out, False)
                 assert n <= out.shape[0]
                 got = [frozenset(int(x) for x in row if x >= 0) for row in out[:n]]
-                want = _brute(groups, taken, top_down)
+                want = _brute(groups, taken, [top_down])
                 assert len(got) == len(set(got)), f"a selection yielded twice in {state}"
                 assert set(got) == set(want), f"sum {s}, taken {taken:#x}: {state}"
                 checked += 1
@@ -137,19 +143,41 @@ def test_usable_pile_depth_never_cuts_a_legal_move():
     assert positions >= 200 and deep >= 50
 
 
-def _oracle_pile_depth(state, max_value=10):
+def _depth(top, values, partners):
+    """The largest k such that, for some V in `values`, none of the top k cards is above V and at most
+    `partners` of them are not V (docs/ENGINE.md, "Usable pile depth")."""
+    return next((k for k in range(len(top), 0, -1)
+                 if any(max(top[:k]) <= v and sum(x != v for x in top[:k]) <= partners for v in values)), 0)
+
+
+def _pile_values(state, fmt, values):
+    """The values a move's groups with pile cards may take, from `values` (those any group may take), and the
+    values a one-group move (a K7 change) may take, or None: with a loose card, all of them and None; with
+    none (K4, K5), only the built ones, and every value for a change where an opponent's simple build can
+    be changed with extra cards (change_mode 1)."""
+    from khasino_sim.formats import get_format
+    f = get_format(fmt)
+    if state["table"]["loose"]:
+        return values, None
+    builds = state["table"]["builds"]
+    team = f.team_of(state["to_move"])
+    change = f.change_mode == 1 and any(f.team_of(b["owner"]) != team and len(b["groups"]) == 1 for b in builds)
+    return values & {b["value"] for b in builds}, (values if change else None)
+
+
+def _oracle_pile_depth(state, fmt, max_value=10):
     """The usable depth of the opponent's pile (1v1), read straight from its definition (docs/ENGINE.md,
-    "Usable pile depth"): the largest k such that, for some value V <= max_value the mover holds, none of the
-    top k cards is above V and at most loose + 1 of them are not V."""
+    "Usable pile depth"): the largest k such that, for some value V <= max_value the mover holds (with no
+    loose card, a built one), none of the top k cards is above V and at most loose + 1 of them are not V;
+    with no loose card and a change possible, at least the top card if it is usable alone."""
     p = state["to_move"]
     held = {card_value(parse_card(c)) for c in state["hands"][p]} & set(range(1, max_value + 1))
-    partners = len(state["table"]["loose"]) + 1
+    values, one_group = _pile_values(state, fmt, held)
     top = [card_value(parse_card(c)) for c in reversed(state["piles"][1 - p])]
-    for k in range(len(top), 0, -1):
-        for v in held:
-            if max(top[:k]) <= v and sum(x != v for x in top[:k]) <= partners:
-                return k
-    return 0
+    depth = _depth(top, values, len(state["table"]["loose"]) + 1)
+    if depth == 0 and one_group:
+        depth = min(1, _depth(top, one_group, 1))
+    return depth
 
 
 def test_usable_pile_depth_matches_its_definition():
@@ -162,7 +190,7 @@ def test_usable_pile_depth_matches_its_definition():
     for i in range(3000):
         fmt = ("khasino", "durban")[i % 2]
         state = P.random_position(rng, fmt, ("pile", "mixed", "realistic", "loose")[i % 4])
-        want = _oracle_pile_depth(state)
+        want = _oracle_pile_depth(state, fmt)
         assert engine.scratch_high_water(state)["pile_depth"] == want, state
         deep += want >= 4
     assert deep >= 1000         # 1,416 of them with a usable depth of 4 to 21 with this seed
@@ -197,20 +225,17 @@ def _oracle_depths_several(state, fmt):
     if f.teams:
         q = next(t for team in f.teams if p in team for t in team if t != p)
         values |= set(state["promises"][q]) | {b["value"] for b in state["table"]["builds"] if b["owner"] == q}
-    values &= set(range(1, 11))
+    values, one_group = _pile_values(state, fmt, values & set(range(1, 11)))
     opps = [s for s in range(f.seats) if f.team_of(s) != f.team_of(p)]
     tops = {s: [card_value(parse_card(c)) for c in reversed(state["piles"][s])] for s in opps}
     bound = {s: len(tops[s]) for s in opps}
     while True:
-        new = {}
-        for s in opps:
-            partners = len(state["table"]["loose"]) + 1 + sum(bound[t] for t in opps if t != s)
-            new[s] = next((k for k in range(len(tops[s]), 0, -1)
-                           if any(max(tops[s][:k]) <= v and sum(x != v for x in tops[s][:k]) <= partners
-                                  for v in values)), 0)
+        new = {s: _depth(tops[s], values, len(state["table"]["loose"]) + 1 + sum(bound[t] for t in opps if t != s))
+               for s in opps}
         if new == bound:
-            return bound
+            break
         bound = new
+    return {s: min(1, _depth(tops[s], one_group, 1)) if bound[s] == 0 and one_group else bound[s] for s in opps}
 
 
 @pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock", "khasino-4p"])
@@ -231,3 +256,74 @@ def test_usable_pile_depths_of_several_piles_match_their_definition(fmt):
                 deep += sum(d >= 3 for d in got.values())
             state = rng.choice(engine.legal_moves(state)).result
     assert positions >= 1500 and deep >= 100
+
+
+@pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock", "khasino-4p"])
+def test_several_pile_selections_match_brute_force(fmt):
+    """`piles_start`/`piles_next` (the exact-cover search over several usable opponent piles, K8) yield, for
+    every sum bucket and a few `taken` sets (nothing, or one of the lower-sum subsets a build's played card
+    group could hold), exactly the disjoint selections whose cards of each pile are its top ones, each once;
+    on every position of 25 random games (pile parts of more than 14 groups are left to the differential
+    tests; 8,000 to 11,000 checks a format, over 1,000 of them with a selection of two groups or more)."""
+    from khasino_sim import engine
+
+    f = get_format(fmt)
+    rules = f.rules_array()
+    ws = new_workspace()
+    out = np.zeros((1 << 14, L.STACK_LEN), dtype=np.int64)
+    rng = random.Random(fmt)
+    states = []
+    for g in range(25):
+        state = engine.new_game(fmt, 500 + g)
+        while not state["over"]:
+            if state["decision"] is None:
+                states.append(state)
+            state = rng.choice(engine.legal_moves(state)).result
+    checked = several = 0
+    for state in states:
+        _, st = from_json(state)
+        prepare_only(st, rules, int(st[L.S_TO_MOVE]), ws)
+        nopp = int(ws[L.C_NOPP])
+        piles = []
+        for j in range(nopp):
+            q = int(ws[L.C_OPP + j])
+            plen = int(st[L.S_PLEN + q])
+            usable = bin(int(ws[L.C_PMASK + j])).count("1")
+            piles.append([1 << int(st[L.S_PILE + q * L.MAX_PILE + plen - 1 - d]) for d in range(usable)])
+        sub = lambda i: int(ws[L.WS_SUB + i]) & L.CARD_BITS          # noqa: E731
+        for s in range(1, int(rules[L.R_MAX_BUILD_VALUE]) + 1):
+            mid, hi = int(ws[L.C_BMID + s]), int(ws[L.C_BEND + s])
+            if mid == hi or hi - mid > 14:
+                continue
+            groups = [(i, sub(i)) for i in range(mid, hi)]
+            takens = [0] + [sub(i) for i in range(int(ws[L.C_BSTART + 1]), int(ws[L.C_BEND + s - 1]))][:3]
+            for taken in takens:
+                n = _selections(ws, s, taken, out, True)
+                assert n <= out.shape[0]
+                got = [frozenset(int(x) for x in row if x >= 0) for row in out[:n]]
+                want = _brute(groups, taken, piles)
+                assert len(got) == len(set(got)), f"a selection yielded twice in {state}"
+                assert set(got) == set(want), f"sum {s}, taken {taken:#x}: {state}"
+                checked += 1
+                several += sum(1 for sel in want if len(sel) >= 2)
+    assert checked > 5000 and several > 1000, (checked, several)
+
+
+def test_deep_several_pile_search_lists_the_reference_moves():
+    """A late 3p position with two deep usable opponent piles (10 and 15 cards) and a 76-group pile part
+    in bucket 10: the search that took 552,126 steps before the gap-first order (docs/ENGINE.md) lists the
+    reference engine's 209 distinct moves."""
+    import json
+    from khasino_sim import engine, reference as ref
+
+    state = json.loads(DEEP_3P)
+    keys = {m.key for m in engine.legal_moves(state)}
+    assert keys == {m.key for m in ref.legal_moves(state)} and len(keys) == 209
+
+
+DEEP_3P = (
+    '{"format": "khasino-3p", "deal": 1, "to_move": 1, "hands": [[], ["10D"], []], "table": {"loose": '
+    '["3S", "4C", "6S", "9C"], "builds": [{"value": 10, "owner": 1, "groups": [["10S"], ["8C", "AH", "AD"]]}]}, '
+    '"piles": [["4H", "AS", "5S", "8D", "4S", "4D", "8S", "5H", "3H", "8H"], ["10C", "10H", "6C", "3D", "7D", "7S"], '
+    '["5D", "9D", "9H", "6H", "3C", "9S", "5C", "2S", "7H", "6D", "AC", "7C", "2C", "2D", "2H"]], "stock": [], '
+    '"last_capturer": 2}')
