@@ -327,3 +327,38 @@ DEEP_3P = (
     '"piles": [["4H", "AS", "5S", "8D", "4S", "4D", "8S", "5H", "3H", "8H"], ["10C", "10H", "6C", "3D", "7D", "7S"], '
     '["5D", "9D", "9H", "6H", "3C", "9S", "5C", "2S", "7H", "6D", "AC", "7C", "2C", "2D", "2H"]], "stock": [], '
     '"last_capturer": 2}')
+
+
+@pytest.mark.parametrize("fmt", ["durban", "khasino-3p", "khasino-4p"])
+def test_positions_without_loose_cards_list_the_reference_moves(fmt):
+    """With no loose card, pile cards are usable only for built values, or each pile's top card for a K7
+    change (docs/ENGINE.md, "Usable pile depth"): on positions of random games with a build on the table
+    and their loose cards moved onto the mover's own pile (which he never uses, K8), the core lists the
+    reference's moves, many of them taking opponents' pile cards, some with a changeable build (with these
+    seeds 373 to 467 positions a format, 92 to 252 moves taking pile cards, 88 to 167 with a changeable
+    build)."""
+    import copy
+    from khasino_sim import engine, reference as ref
+
+    f = get_format(fmt)
+    rng = random.Random(fmt)
+    positions = pile_moves = changeable = 0
+    for g in range(15):
+        state = engine.new_game(fmt, 3000 + g)
+        while not state["over"]:
+            if state.get("decision") is None and state["table"]["builds"]:
+                p = state["to_move"]
+                bare = copy.deepcopy(state)
+                bare["piles"][p] += bare["table"]["loose"]
+                bare["table"]["loose"] = []
+                bare["last_capturer"] = p if bare["last_capturer"] is None else bare["last_capturer"]
+                moves = ref.legal_moves(bare)
+                assert {m.key for m in engine.legal_moves(bare)} == {m.key for m in moves}, bare
+                others = sum(len(x) for s, x in enumerate(bare["piles"]) if s != p)
+                pile_moves += sum(sum(len(x) for s, x in enumerate(m.after["piles"]) if s != p) < others
+                                  for m in moves)
+                changeable += any(f.team_of(b["owner"]) != f.team_of(p) and len(b["groups"]) == 1
+                                  for b in bare["table"]["builds"])
+                positions += 1
+            state = rng.choice(engine.legal_moves(state)).result
+    assert positions >= 300 and pile_moves >= 50 and changeable >= 50, (positions, pile_moves, changeable)
