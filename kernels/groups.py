@@ -396,8 +396,10 @@ def several_depths(st, rules, ws, team, nloose, held4):
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare_items(st, rules, p, ws, held, top_held):
     """The items of seat p's position (loose cards, usable opponent pile cards) and their subsets by sum.
-    `held`: bit v set for each value v a move's groups may take: those of which the mover holds a card, and
-    in 4p his partner's builds' and open promises' values (P12, P14)."""
+    `held`: bit v set for each value v a move's groups with pile cards may take: those of which the mover
+    holds a card, and in 4p his partner's builds' and open promises' values (P12, P14); with no loose card
+    only the built ones (K4, K5). `top_held`: the values a move of one group may take (a K7 change), for which
+    each pile's top card stays usable; 0 for none."""
     nseats = rules[R_SEATS]
     loose = st[S_LOOSE]
     maxv = rules[R_MAX_BUILD_VALUE]
@@ -417,6 +419,7 @@ def prepare_items(st, rules, p, ws, held, top_held):
     if rules[R_PILES]:
         team = rules[R_TEAM + p]
         held4 = nibbles(held)
+        top4 = nibbles(top_held)
         if nseats > 2:
             several_depths(st, rules, ws, team, nloose, held4)
         for s in range(nseats):
@@ -425,8 +428,8 @@ def prepare_items(st, rules, p, ws, held, top_held):
             plen = st[S_PLEN + s]
             # 1v1: one opponent, so loose cards and the played card are the only partners
             depth = ws[C_KMAX + s] if nseats > 2 else usable_depth(st, s, nloose + 1, held4)
-            if depth == 0 and top_held:     # a move of one group uses at most each pile's top card
-                depth = min(1, usable_depth(st, s, 1, nibbles(top_held)))
+            if depth == 0 and top4:         # a move of one group uses at most each pile's top card
+                depth = min(1, usable_depth(st, s, 1, top4))
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0

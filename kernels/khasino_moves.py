@@ -123,12 +123,11 @@ def prepare_position(st, rules, p, ws):
     group_values = ws[C_HVMASK] | partner_builds
     if partner >= 0:
         group_values |= st[S_PROMISES + partner]
-    if st[S_LOOSE]:
-        prepare_items(st, rules, p, ws, group_values, 0)
-    else:
-        # K4, K5: with no loose card, a move using pile cards captures or loads a build (its groups have the
-        # build's value), or is a K7 change (one group: at most each pile's top card)
-        prepare_items(st, rules, p, ws, group_values & built, group_values if changeable and rules[R_CHANGE] else 0)
+    # K4, K5: with no loose card, a move using pile cards captures or loads a build (its groups have the
+    # build's value), or is a K7 change with extra cards (one group: at most each pile's top card)
+    pile_values = group_values if st[S_LOOSE] else group_values & built
+    one_group_values = group_values if not st[S_LOOSE] and changeable and rules[R_CHANGE] else 0
+    prepare_items(st, rules, p, ws, pile_values, one_group_values)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -346,7 +345,8 @@ def offer_selections_stacked(ws, p, kind, c, value, target, taken, extra, xhash,
 
     With one usable opponent pile (every 1v1 format) the pile groups are chosen depth by depth
     (`prefix_next`), so none is made only to fail K8. With several (3p, 4p) `piles_next` settles the piles one
-    after another, each top down, closing it or covering its topmost unused card."""
+    after another as an exact cover: a later pile's gap first, else closing the current pile or covering its
+    topmost unused card."""
     lo = ws[C_BSTART + value]
     mid = ws[C_BMID + value]
     hi = ws[C_BEND + value]

@@ -75,6 +75,7 @@ def walk(fmt, positions, first_seed):
         g += 1
     return done
 
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", THREE)
 def test_three_players_same_successor_states(fmt):
