@@ -8,8 +8,9 @@ import time
 
 import numpy as np
 
-from khasino_sim import reference as ref
+from khasino_sim import reference as ref, reference_cassino as ref_cassino
 from khasino_sim.engine import play_games
+from khasino_sim.formats import get_format
 
 PAIRINGS = {"random": ("random", "random"), "greedy": ("greedy", "greedy")}
 
@@ -29,7 +30,10 @@ def core_rate(fmt, bots, n, repeats=3):
 def ref_rate(fmt, bots, n):
     t = time.perf_counter()
     for seed in range(n):
-        ref.play_game(fmt, seed, bots)
+        if fmt.startswith("cassino"):   # single rounds, as the core plays them (round 1 of each seed)
+            ref_cassino.play_round(fmt, ref_cassino.round_seed(seed, 1), bots)
+        else:
+            ref.play_game(fmt, seed, bots)
     return n / (time.perf_counter() - t)
 
 
@@ -37,13 +41,16 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--ref-games", type=int, default=200)
+    ap.add_argument("--formats", default="khasino,durban", help="comma-separated formats")
     args = ap.parse_args()
-    print(f"{'format':<9} {'bots':<7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8}")
-    for fmt in ("khasino", "durban"):
+    print(f"{'format':<10} {'bots':<7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8}")
+    for fmt in args.formats.split(","):
+        seats = get_format(fmt).seats
         for name, bots in PAIRINGS.items():
+            bots = bots[:1] * seats
             c = core_rate(fmt, bots, args.games)
             r = ref_rate(fmt, bots, args.ref_games)
-            print(f"{fmt:<9} {name:<7} {c:>13,.0f} {r:>12,.1f} {c / r:>7,.0f}x", flush=True)
+            print(f"{fmt:<10} {name:<7} {c:>13,.0f} {r:>12,.1f} {c / r:>7,.0f}x", flush=True)
 
 
 if __name__ == "__main__":

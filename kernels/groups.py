@@ -25,7 +25,7 @@ from numba import njit
 from .bits import lowbit_index, popcount, card_value
 from .layout import (
     S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
-    R_SEATS, R_PILES, R_MAX_BUILD_VALUE, R_TEAM,
+    R_SEATS, R_PILES, R_MAX_BUILD_VALUE, R_TEAM, R_UNSUMMED,
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMAX, C_PFORBID, C_CTL, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP,
@@ -401,7 +401,7 @@ def prepare_items(st, rules, p, ws, held, top_held):
     only the built ones (K4, K5). `top_held`: the values a move of one group may take (a K7 change), for which
     each pile's top card stays usable; 0 for none."""
     nseats = rules[R_SEATS]
-    loose = st[S_LOOSE]
+    loose = st[S_LOOSE] & ~rules[R_UNSUMMED]     # P16: a card with no number is never in a group
     maxv = rules[R_MAX_BUILD_VALUE]
 
     # Opponent pile items (K8): only an opponent's pile, only its top k cards, each in a different group of

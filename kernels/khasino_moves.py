@@ -25,7 +25,8 @@ from .layout import (
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
     SINK_RANDOM, SINK_GREEDY, C_FOUND,
     C_OWNMASK, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
-    C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS,
+    C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
+    R_UNSUMMED, R_ACE_14, R_LOAD_OWNS, R_SWEEPS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
@@ -56,19 +57,24 @@ def prepare_position(st, rules, p, ws):
     for v in range(MAX_VALUE + 1):   # face cards (values above maxv) are counted too
         ws[C_HV + v] = 0
     hvmask = 0
-    m = hand
+    m = hand & ~rules[R_UNSUMMED]     # P16: a card with no number is no card of any value
     while m:
         b = m & -m
         m ^= b
         cv = card_value(lowbit_index(b))
         ws[C_HV + cv] += 1
         hvmask |= 1 << cv
+    if rules[R_ACE_14] and ws[C_HV + 1]:     # P17: an ace in the hand is also a card of value 14
+        ws[C_HV + 14] = ws[C_HV + 1]
+        hvmask |= 1 << 14
     ws[C_HVMASK] = hvmask & ((2 << maxv) - 1)
     ws[C_LOOSE] = st[S_LOOSE]
     ws[C_MYPLEN] = st[S_PLEN + p]
     ws[C_LASTCAP] = st[S_LAST_CAP]
     ws[C_MAXV] = maxv
     ws[C_FOLLOW] = rules[R_FOLLOW]
+    ws[C_SWEEPS_ON] = rules[R_SWEEPS]
+    load_owns = rules[R_LOAD_OWNS]
     built = 0
     for v in range(1, maxv + 1):
         built |= ((st[S_BOWNER + v] >> 63) + 1) << v       # owner -1: no build (no branch)
@@ -94,6 +100,8 @@ def prepare_position(st, rules, p, ws):
         v = lowbit_index(b)
         o = st[S_BOWNER + v]
         ng = st[S_BNG + v]
+        # C4: an add passes the build to the adder (Cassino); Khasino's loads keep the owner (K6)
+        ws[C_LOADKEY + v] = np.int64(z_build(v, o) ^ z_build(v, p)) if load_owns else 0
         if o == p:
             ownmask |= b
         elif o == partner:
@@ -130,15 +138,42 @@ def prepare_position(st, rules, p, ws):
     prepare_items(st, rules, p, ws, pile_values, one_group_values)
 
 
+ACE_HIGH = 14       # Cassino `ace_14` (P17): the value an ace in the hand also counts as
+ACE_BUILDS = (1 << 1) | (1 << ACE_HIGH)     # builds of 1 and of 14: an ace keeps either, not both (P1)
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def keeps_commitments(ws, cv, exempt):
-    """P1: after playing a card of value cv, the mover still holds a card of each owned build's value."""
+def counts_as(c, w):
+    """1 if playing card c spends a hand card of value w: its own value, and for an ace also 14 (P17; a value
+    only Cassino's `ace_14` has)."""
+    cv = card_value(c)
+    return 1 if cv == w or (w == ACE_HIGH and cv == 1) else 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def aces_keep(ws, c, owns):
+    """P1 under `ace_14`: a player who owns the builds of 1 and of 14 after playing card c (`owns`: bit v for
+    each build he then owns) holds two aces (always true without `ace_14`: no build of 14 exists)."""
+    return owns & ACE_BUILDS != ACE_BUILDS or ws[C_HV + 1] - counts_as(c, 1) >= 2
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def keeps_builds(ws, c, exempt):
+    """P1 (Khasino K5–K7, Cassino C6): after playing card c the mover still holds a card of the value of each
+    build he owns, a different card for each, except the build of value `exempt` (the one the move captures,
+    or in Cassino raises; -1: none)."""
     m = ws[C_OWNMASK]
+    if m == 0:                      # the usual case: no build to keep
+        return True
+    if exempt >= 0:
+        m &= ~(1 << exempt)
+    if not aces_keep(ws, c, m):
+        return False
     while m:
         b = m & -m
         m ^= b
         w = lowbit_index(b)
-        if w != exempt and ws[C_HV + w] - (1 if cv == w else 0) < 1:
+        if ws[C_HV + w] - counts_as(c, w) < 1:
             return False
     return True
 
@@ -179,6 +214,8 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
                 taken |= ws[C_BMASK + target]
                 tp -= ws[C_BPTS + target]
             points = mask_points(taken, ws)
+            if lused == loose and ws[C_SWEEPS_ON] and ws[C_BUILT] & ~(1 << target) == 0:
+                points += 1             # C1 `sweeps`: the capture clears the table
             cards = popcount(taken)
             spades = popcount(taken & SPADES)
             tp -= mask_points(lused, ws)
@@ -213,6 +250,7 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
         base = ws[C_BNGV + value]
         for i in range(ng):
             key ^= z_group(value, base + i, ws[WS_GBUF + i])
+        key ^= np.uint64(ws[C_LOADKEY + value])     # C4: the adder becomes the owner (0 in Khasino)
     else:  # change: target = old value, value = new value, group 0 = the added cards
         g0 = ws[C_BGRP + target * MAX_GROUPS]
         key ^= np.uint64(ws[C_BHASH + target])
@@ -422,18 +460,16 @@ def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_lo
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def gen_captures(ws, p, c):
-    """K4: the card takes a non-empty set of disjoint units (its build, groups of loose/pile cards)."""
-    v = card_value(c)
-    if v > ws[C_MAXV]:
-        return
+def gen_captures(ws, p, c, v):
+    """K4, C3: card c, counting v, takes a non-empty set of disjoint units: the build of value v (any owner)
+    and groups of loose (and in Khasino exposed pile, K8) cards summing to v (P3: any such set)."""
     built = (ws[C_BUILT] >> v) & 1
     owned = (ws[C_OWNMASK] >> v) & 1
     for bcap in range(2):
         if bcap == 1 and not built:
             break
         target = v if bcap else 0
-        if not keeps_commitments(ws, v, v if (bcap and owned) else -1):
+        if not keeps_builds(ws, c, v if (bcap and owned) else -1):
             continue
         if bcap:
             offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
@@ -505,10 +541,10 @@ def gen_hand(st, rules, p, ws, captures, others):
         c = lowbit_index(b)
         cv = card_value(c)
         if captures and cv <= maxv and (ws[C_BEND + cv] > ws[C_BSTART + cv] or st[S_BOWNER + cv] >= 0):
-            gen_captures(ws, p, c)
+            gen_captures(ws, p, c, cv)
         if not others:
             continue
-        if not keeps_commitments(ws, cv, -1):
+        if not keeps_builds(ws, c, -1):
             continue              # P1: the last card of an owned build's value only captures that build
         # K5/K6: build or load only a value the player still holds after playing c, and only where a group
         # can be made: the played card alone (v == cv) or with a subset of sum v - cv; a new build also
@@ -546,20 +582,3 @@ def gen_hand(st, rules, p, ws, captures, others):
         if rules[R_TRAIL_OWN_FIRST] and st[S_DEAL] == 1 and nowned > 0:
             continue
         offer_trail(ws, p, c)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def generate_khasino(st, rules, p, ws):
-    """Offer every legal move of seat p to the sink (duplicates by key possible, P7).
-
-    A greedy sink gets the captures of every hand card first, and the other moves only if there is no
-    capture: a capture takes at least one card besides the played one, so its features (points, cards, ...)
-    beat those of every build, load, change or trail (0 points, 0 cards). The moves the greedy bot can
-    choose, and the order of those it compares, are unchanged (captures and the rest never share a key)."""
-    prepare_position(st, rules, p, ws)
-    if ws[C_SINK] == SINK_GREEDY:
-        gen_hand(st, rules, p, ws, True, False)
-        if ws[C_FOUND] == 0:
-            gen_hand(st, rules, p, ws, False, True)
-    else:
-        gen_hand(st, rules, p, ws, True, True)

@@ -6,7 +6,7 @@ module constant, which Numba folds into the compiled code. Sizes cover every for
 """
 
 MAX_SEATS = 6
-MAX_VALUE = 13          # builds are indexed by value 1..13 (face_values Cassino reaches 13)
+MAX_VALUE = 14          # builds are indexed by value 1..14 (Cassino: 13 with face_values, 14 with ace_14, P17)
 MAX_GROUPS = 28         # groups one build can hold
 MAX_PILE = 104          # a double deck
 MAX_CARDS = 104
@@ -31,7 +31,11 @@ S_PILE = S_PLEN + MAX_SEATS                         # pile cards: S_PILE + seat*
 S_STOCK = S_PILE + MAX_SEATS * MAX_PILE             # stock card ids in deal order
 S_PROMISED = S_STOCK + MAX_CARDS    # team formats (P13): bit v, the build of value v is promised by its owner
 S_PROMISES = S_PROMISED + 1         # team formats (P13): per seat, bit v, an open promise of v (P14 reads it)
-STATE_SIZE = S_PROMISES + MAX_SEATS
+S_DEALER = S_PROMISES + MAX_SEATS   # the seat that dealt: the seat after it leads every deal (K14, P20)
+S_ROUND = S_DEALER + 1              # Cassino (C7, P21): the round of the match, 1-based
+S_SWEEPS = S_ROUND + 1              # Cassino `sweeps` (C1): per seat, sweeps made this round
+S_SCORES = S_SWEEPS + MAX_SEATS     # Cassino (C7): per seat, match totals before this round (a team's in 4p)
+STATE_SIZE = S_SCORES + MAX_SEATS
 
 # ---- ruleset record ------------------------------------------------------------------------------------------
 R_SEATS = 0             # number of seats
@@ -58,7 +62,15 @@ R_TEAMS = R_TIEBREAK + 1        # K15: 1 = seats play in teams (partner loads, r
 R_TEAM = R_TEAMS + 1            # K15: the team of seat s at R_TEAM + s (each seat its own team without teams)
 R_PARTNER = R_TEAM + MAX_SEATS  # K15: the partner of seat s at R_PARTNER + s (-1 without teams)
 R_LEAD_CHOICE = R_PARTNER + MAX_SEATS   # P11: 1 = seat 0 chooses its team's leader, seat 0 or seat 1
-RULES_SIZE = R_LEAD_CHOICE + 1
+R_FAMILY = R_LEAD_CHOICE + 1    # whose move rules: FAMILY_KHASINO (K3-K11) or FAMILY_CASSINO (C3-C6)
+R_UNSUMMED = R_FAMILY + 1       # C1/P16: mask of the cards with no number (J, Q, K without face_values)
+R_ACE_14 = R_UNSUMMED + 1       # C1/P17: an ace played from the hand may capture as 14
+R_LOAD_OWNS = R_ACE_14 + 1      # C4: an add (load) makes the adder the build's owner
+R_TRAIL_OWN_ANY = R_LOAD_OWNS + 1   # C6: no trail while owning a build, in any deal
+R_SWEEPS = R_TRAIL_OWN_ANY + 1  # C1 `sweeps`: a capture that clears the table scores 1
+R_MATCH_TARGET = R_SWEEPS + 1   # C7/P21: match totals needed to win (21); 0: no matches
+RULES_SIZE = R_MATCH_TARGET + 1
+FAMILY_KHASINO, FAMILY_CASSINO = 0, 1
 
 # ---- move records ----------------------------------------------------------------------------------------------
 # A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
@@ -103,14 +115,20 @@ G_WINNER = 4            # winning team: the winning seat without teams, 0 (AB) o
 G_BAD = 5               # positions failing the card-accounting check (when checking is on)
 G_SEED = 6              # the game seed (bits of the unsigned 64-bit value)
 G_LEADER = 7            # the seat that led the game (P10: a series chooses it; P11: team AB chose it)
-G_SEAT0 = 8             # first per-seat block
+G_ROUND = 8             # Cassino: the round of the match (1-based; 1 in every other format)
+G_DEALER = 9            # the seat that dealt
+G_MATCH_WINNER = 10     # Cassino: the match's winning team after this round (P21), -1 while it goes on
+G_MATCH = 11            # Cassino: the match's index in its batch
+G_SEAT0 = 12            # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
  SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
- SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_STAY_OFFERS, SEAT_STAYS) = range(20)
-SEAT_FIELDS = 20
+ SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_STAY_OFFERS, SEAT_STAYS,
+ SEAT_SWEEPS, SEAT_MATCH_TOTAL) = range(22)
+SEAT_FIELDS = 22
 SEAT_FIELD_NAMES = ("score", "cards", "spades", "aces", "two_spades", "ten_diamonds", "most_cards",
                     "most_spades", "captures", "builds", "loads", "changes", "builds_captured",
-                    "pile_cards_taken", "trails", "followups", "team", "team_score", "stay_offers", "stays")
+                    "pile_cards_taken", "trails", "followups", "team", "team_score", "stay_offers", "stays",
+                    "sweeps", "match_total")
 STATS_SIZE = G_SEAT0 + MAX_SEATS * SEAT_FIELDS
 
 # ---- decisions that are not card plays (4p, P11/P15): option keys Z(7, kind, option, 0), docs/ENGINE.md ----
@@ -200,7 +218,10 @@ C_PIDX_TOP = C_PIDX_BUILT + 1        # entries of WS_PIDX in use
 PIDX_STRIDE = 66                     # the pile index's run bounds per bucket: one more than the 64 card ids, + 1
 C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card groups whose first pile card is x
                                      # is WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX + v*PIDX_STRIDE :]
-CTX_SIZE = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE
+C_LOADKEY = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE  # per build value: the key terms of its owner's change when
+                                     # the mover adds to it (Cassino, C4: z_build(v, owner) ^ z_build(v, mover)); 0
+C_SWEEPS_ON = C_LOADKEY + MAX_VALUE + 1   # copy of R_SWEEPS (greedy: a sweep's point, C1)
+CTX_SIZE = C_SWEEPS_ON + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)

@@ -2,13 +2,14 @@
 
 `generate` offers every legal move of the seat to play to the sink the caller started (`sink.sink_begin`):
 a bot's running best, or a listing window. The shared group layer is `groups`; each family's move rules
-sit on it in a module of their own (`khasino_moves` for K3–K11; Cassino and Kasino to come).
+sit on it in a module of their own (`khasino_moves` for K3–K11, `cassino_moves` for C3–C6; Kasino to come).
 """
 import numpy as np
 from numba import njit
 
-from .khasino_moves import generate_khasino, prepare_position
-from .layout import C_OVERFLOW, C_SEEN, WS_SIZE, REC_SIZE
+from .cassino_moves import gen_hand_cassino
+from .khasino_moves import gen_hand, prepare_position
+from .layout import C_OVERFLOW, C_SEEN, C_SINK, C_FOUND, SINK_GREEDY, WS_SIZE, REC_SIZE, R_FAMILY, FAMILY_CASSINO
 from .sink import sink_begin
 
 
@@ -24,8 +25,28 @@ def generate(st, rules, p, ws):
     included, P7). ws[C_OVERFLOW] is set if a scratch bound was exceeded (a guard: never in any listed
     format, docs/ENGINE.md "Scratch bounds")."""
     ws[C_OVERFLOW] = 0
-    generate_khasino(st, rules, p, ws)
+    prepare_position(st, rules, p, ws)
+    if ws[C_SINK] == SINK_GREEDY:
+        gen_moves(st, rules, p, ws, True, False)
+        if ws[C_FOUND] == 0:
+            gen_moves(st, rules, p, ws, False, True)
+    else:
+        gen_moves(st, rules, p, ws, True, True)
     return ws[C_SEEN]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def gen_moves(st, rules, p, ws, captures, others):
+    """The family's moves for each hand card: its captures (if `captures`), then the rest (if `others`).
+
+    A greedy sink is handed the captures of every hand card first, and the other moves only if there is no
+    capture (`generate`): a capture takes at least one card besides the played one, so its features (points,
+    cards, ...) beat those of every build, load, change or trail (0 points, 0 cards). The moves the greedy bot
+    can choose, and the order of those it compares, are unchanged (captures and the rest never share a key)."""
+    if rules[R_FAMILY] == FAMILY_CASSINO:
+        gen_hand_cassino(st, rules, p, ws, captures, others)
+    else:
+        gen_hand(st, rules, p, ws, captures, others)
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -10,6 +10,7 @@ from .layout import (
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
     R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISED, S_PROMISES, M_OWNER,
+    R_LOAD_OWNS, R_SWEEPS, S_DEALER, S_ROUND, S_SWEEPS, SEAT_SWEEPS,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
     CARD_BITS, VALUE_SHIFT,
@@ -65,6 +66,8 @@ def init_state(st, rules, deck):
         st[S_LOOSE] |= 1 << st[S_STOCK + i]
     st[S_STOCK_POS] = rules[R_TABLE_INIT]
     st[S_DEAL] = 1
+    st[S_ROUND] = 1
+    st[S_DEALER] = rules[R_SEATS] - 1      # K14, P20: the last seat deals, the seat after it leads
     deal_round(st, rules)
     st[S_TO_MOVE] = 0
 
@@ -153,12 +156,16 @@ def apply_move(st, rules, p, ws, r):
         st[S_PILE + p * MAX_PILE + st[S_PLEN + p]] = c
         st[S_PLEN + p] += 1
         st[S_LAST_CAP] = p
+        if rules[R_SWEEPS] and st[S_LOOSE] == 0 and table_builds(st, rules) == 0:
+            st[S_SWEEPS + p] += 1       # C1 `sweeps`: the capture cleared the table
     elif kind == KIND_TRAIL:
         st[S_LOOSE] |= 1 << c
     elif kind == KIND_BUILD or kind == KIND_LOAD:
         if kind == KIND_BUILD:
             st[S_BOWNER + value] = ws[r + M_OWNER]      # the mover, or his partner (P14 rebuild)
             st[S_BNG + value] = 0
+        elif rules[R_LOAD_OWNS]:
+            st[S_BOWNER + value] = p                    # C4: the build belongs to whoever last added to it
         base = st[S_BNG + value]
         for i in range(ng):
             st[S_BGROUPS + value * MAX_GROUPS + base + i] = ws[g0 + i]
@@ -172,6 +179,15 @@ def apply_move(st, rules, p, ws, r):
     apply_followups(st, ws, r)
     st[S_LAST_MOVER] = p
     st[S_TURN] += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def table_builds(st, rules):
+    """The number of builds on the table."""
+    n = 0
+    for v in range(1, rules[R_MAX_BUILD_VALUE] + 1):
+        n += (st[S_BOWNER + v] >> 63) + 1
+    return n
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -297,7 +313,7 @@ def advance(st, rules, p):
     if st[S_STOCK_POS] < st[S_STOCK_LEN]:
         deal_round(st, rules)
         st[S_DEAL] += 1
-        st[S_TO_MOVE] = 0
+        st[S_TO_MOVE] = rules[R_NEXT + st[S_DEALER]]   # K14: seat 0 leads again; P20: the seat after the dealer
         return
     sweep(st, rules)
     st[S_OVER] = 1
@@ -349,7 +365,8 @@ def score(st, rules, out):
         out[o + SEAT_ACES] = popcount(m & ACES_MASK)
         out[o + SEAT_TWO_SPADES] = (m >> TWO_SPADES) & 1
         out[o + SEAT_TEN_DIAMONDS] = (m >> TEN_DIAMONDS) & 1
-        pts = 0
+        pts = st[S_SWEEPS + s]          # C1 `sweeps` (zero elsewhere)
+        out[o + SEAT_SWEEPS] = pts
         while m:
             b = m & -m
             m ^= b

@@ -196,10 +196,15 @@ def core_rate(fmt, bots, games, repeats):
 
 def ref_rate(fmt, bots, games):
     """Seconds for the reference engine to play seeds 0..games-1 (one pass; it has nothing to compile)."""
-    from . import reference as ref
+    from . import reference as ref, reference_cassino as ref_cassino
+    from .formats import get_format
     t = _clock()
-    for seed in range(games):
-        ref.play_game(fmt, seed, bots)
+    if get_format(fmt).match_target:    # Cassino: the same single rounds as the core's (round 1 of each seed)
+        for seed in range(games):
+            ref_cassino.play_round(fmt, ref_cassino.round_seed(seed, 1), bots)
+    else:
+        for seed in range(games):
+            ref.play_game(fmt, seed, bots)
     return _clock() - t
 
 
@@ -365,14 +370,14 @@ def missing(report, baseline):
 
 # --- text ----------------------------------------------------------------------------------------------------
 
-HEADER = (f"{'format':<9} {'pairing':<14} {'games':>7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8} "
+HEADER = (f"{'format':<16} {'pairing':<14} {'games':>7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8} "
           f"{'normalised':>11}")
 
 
 def format_row(c):
     ref = f"{c['ref_games_per_s']:>12,.1f}" if c.get("ref_games_per_s") else f"{'-':>12}"
     ratio = f"{c['ratio']:>7,.0f}x" if c.get("ratio") else f"{'-':>8}"
-    return (f"{c['format']:<9} {c['pairing']:<14} {c['games']:>7} {c['core_games_per_s']:>13,.0f} {ref} {ratio} "
+    return (f"{c['format']:<16} {c['pairing']:<14} {c['games']:>7} {c['core_games_per_s']:>13,.0f} {ref} {ratio} "
             f"{c['normalised']:>11,.2f}")
 
 

@@ -80,8 +80,14 @@ def render(state):
     fmt = get_format(state["format"])
     lines = []
     head = f"{fmt.name} · deal {state['deal']} of {fmt.deals}"
+    if "round" in state:        # Cassino (C7, P20)
+        on = [k for k, v in state.get("options", {}).items() if v]
+        head = (f"{fmt.name}{' (' + ', '.join(on) + ')' if on else ''} · round {state['round']}, dealt by seat "
+                f"{state['dealer']} · match totals {state['scores']}"
+                + (f" · sweeps {state['sweeps']}" if any(state["sweeps"]) else "")
+                + f" · deal {state['deal']} of {fmt.deals}")
     if state.get("to_move") is None:
-        head += " · game over"
+        head += " · round over" if "round" in state else " · game over"
     else:
         head += f" · seat {state['to_move']} to move"
     last = state.get("last_capturer")
@@ -144,11 +150,12 @@ def _format(name):
               help="One bot per seat (or one for all; one per team in khasino-4p).")
 @click.option("--json", "as_json", is_flag=True, help="Print each position as a JSON state instead.")
 def play(fmt_name, seed, bots, as_json):
-    """Play one game in the compiled core and print it move by move, replayed through the Python API."""
-    from .engine import new_game, legal_moves, play_game, scores
+    """Play one game in the compiled core and print it move by move, replayed through the Python API (in
+    Cassino: the first round of a match, dealt from the round seed SEED)."""
+    from .engine import new_game, legal_moves, play_game, play_round, scores
     fmt = _format(fmt_name)
     names = _bots(bots, fmt)
-    game = play_game(fmt.name, seed, names)
+    game = (play_round if fmt.match_target else play_game)(fmt.name, seed, names)
     state = new_game(fmt.name, seed)
     for key in game["keys"]:
         click.echo(json.dumps(state) if as_json else render(state))
@@ -193,8 +200,11 @@ def _settings(pairs):
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.option("--series", default=1, show_default=True, type=int, metavar="K",
               help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
+@click.option("--rounds", default=0, type=int, metavar="1",
+              help="Cassino: --rounds 1 plays single rounds [default: matches to 21, one row per match and a "
+              "rounds table with one row per round].")
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
-             quiet, series):
+             quiet, series, rounds):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
     (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
@@ -205,7 +215,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     if out is None:
         out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
     spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
-                   options=_settings(settings), shard_size=shard_size, series=series)
+                   options=_settings(settings), shard_size=shard_size, series=series, rounds=rounds)
     try:
         validate(spec)
     except SimulationError as e:
@@ -223,7 +233,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
                    shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
                    resume=resume, force=force, quiet=quiet, command=" ".join(["khasino"] + sys.argv[1:]),
-                   series=series)
+                   series=series, rounds=rounds)
     except SimulationError as e:
         raise InputError(str(e))
     except KeyboardInterrupt:
@@ -235,18 +245,25 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         sys.exit(1)
     elapsed = time.time() - started
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
-    click.echo(format_summary(summarize(path), None if already else elapsed))
+    click.echo(format_summary(summarize(path), None if already else elapsed,
+                              unit="matches" if spec.matches() and not rounds else "games"))
 
 
 @main.command()
 def options():
-    """List the rule options `simulate --set` accepts, with each format's value."""
-    from .formats import OPTIONS, options_of
-    names = sorted(FORMATS)
-    click.echo(f"{'option':<30} " + " ".join(f"{n:>8}" for n in names) + "  meaning")
-    for opt, (_, meaning) in OPTIONS.items():
-        vals = " ".join(f"{str(options_of(FORMATS[n])[opt]):>8}" for n in names)
-        click.echo(f"{opt:<30} {vals}  {meaning}")
+    """List the rule options `simulate --set` accepts, with each format's value, one table per family."""
+    from .formats import options_of
+    families = {}
+    for name in sorted(FORMATS):
+        families.setdefault(FORMATS[name].family, []).append(name)
+    for i, names in enumerate(families.values()):
+        if i:
+            click.echo("")
+        width = max(len(n) for n in names)
+        click.echo(f"{'option':<30} " + " ".join(f"{n:>{width}}" for n in names) + "  meaning")
+        for opt, (_, meaning) in FORMATS[names[0]].options.items():
+            vals = " ".join(f"{str(options_of(FORMATS[n])[opt]):>{width}}" for n in names)
+            click.echo(f"{opt:<30} {vals}  {meaning}")
 
 
 @main.command()

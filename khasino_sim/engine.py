@@ -4,7 +4,7 @@ Functional in the pgx sense: `new_game` gives a state, `legal_moves` its distinc
 `result` is the next state, `is_over`/`scores` read the end.
 """
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -52,6 +52,30 @@ class Move:
     key: int
     result: dict
     seat: int = None
+    features: tuple = None      # greedy features (points, cards, spades, table_points), docs/ENGINE.md "Bots"
+    _after: tuple = field(default=None, repr=False, compare=False)     # (format, state vector right after)
+
+    @property
+    def after(self):
+        """The position right after the move, before any deal or end-of-game sweep (docs/ENGINE.md: the
+        position a move's key describes); None for a decision option."""
+        return None if self._after is None else to_json(self._after[1], self._after[0])
+
+    @property
+    def points(self):
+        return self.features[0]
+
+    @property
+    def cards(self):
+        return self.features[1]
+
+    @property
+    def spades(self):
+        return self.features[2]
+
+    @property
+    def table_points(self):
+        return self.features[3]
 
     def to_json(self):
         out = {"card": self.card, "kind": self.kind} if self.card is not None else {"kind": self.kind}
@@ -67,10 +91,27 @@ def bot_id(name):
         raise KeyError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
 
 
-def new_game(fmt_name, seed=0, deck=None, leader=0):
-    """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
-    (a list of cards, top first) so a test can script exact hands; seat `leader` plays first."""
+def _format(fmt_name, options=None):
+    """The registered format with rule `options` (a dict) applied; StateError on a bad option."""
+    from .formats import with_options
     fmt = get_format(fmt_name)
+    if options:
+        try:
+            fmt = with_options(fmt, options)
+        except ValueError as e:
+            raise StateError(str(e)) from None
+    return fmt
+
+
+def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, scores=None):
+    """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
+    (a list of cards, top first) so a test can script exact hands; seat `leader` plays first.
+
+    Cassino (P20): the position of round `round` dealt from the round seed `seed`, with the rule `options`
+    and the match totals `scores` before it; the seat after the round's dealer leads (`leader` unused)."""
+    fmt = _format(fmt_name, options)
+    if fmt.family == "cassino":
+        return _new_round(fmt, seed, deck, round, scores)
     _leader(fmt, leader)
     order = np.zeros(104, dtype=np.int64)
     if deck is None:
@@ -84,6 +125,29 @@ def new_game(fmt_name, seed=0, deck=None, leader=0):
     init_state(st, fmt.rules_array(), order)
     st[L.S_TO_MOVE] = leader
     return to_json(st, fmt, {"kind": "lead", "team": [0, 1]} if fmt.lead_choice else None)
+
+
+def _new_round(fmt, seed, deck, rnd, scores):
+    from khasino_sim.kernels.game import start_round
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
+        raise StateError(f"round must be a positive integer, not {rnd!r}")
+    order = np.zeros(104, dtype=np.int64)
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    rules = fmt.rules_array()
+    start_round(rules, np.uint64(seed), rnd, st, order, np.zeros(1, dtype=np.uint64))
+    if deck is not None:        # the same round dealt from an explicit deck order
+        ids = [parse_card(c) for c in deck]
+        if sorted(ids) != list(range(fmt.deck)):
+            raise StateError(f"a deck for {fmt.name} must hold each of its {fmt.deck} cards once")
+        order[:fmt.deck] = ids
+        dealer, to_move = st[L.S_DEALER], st[L.S_TO_MOVE]
+        init_state(st, rules, order)
+        st[L.S_DEALER], st[L.S_ROUND], st[L.S_TO_MOVE] = dealer, rnd, to_move
+    if scores is not None:
+        if len(scores) != fmt.seats:
+            raise StateError(f"scores must hold {fmt.seats} totals (one per seat)")
+        st[L.S_SCORES: L.S_SCORES + fmt.seats] = scores
+    return to_json(st, fmt)
 
 
 def _leader(fmt, leader):
@@ -108,8 +172,9 @@ def _followups(rec):
             for x in rec[L.M_FGROUPS: L.M_FGROUPS + rec[L.M_FCOUNT]]]
 
 
-def describe(rec, st, p, seats=2):
-    """A sentence a player understands for the move record `rec` of seat p in position st (`seats` seats)."""
+def describe(rec, st, p, seats=2, cassino=False):
+    """A sentence a player understands for the move record `rec` of seat p in position st (`seats` seats); in
+    Cassino's words (add, raise) when `cassino`."""
     c, kind, value, target = (int(rec[f]) for f in (L.M_CARD, L.M_KIND, L.M_VALUE, L.M_TARGET))
     groups = _groups(rec)
     used = int(rec[L.M_USED])
@@ -130,13 +195,16 @@ def describe(rec, st, p, seats=2):
     elif kind == L.KIND_CHANGE:
         added = groups[0] & ~(1 << c)
         extra = f" with {_group_text(added)}" if added else ""
-        text = f"Play {card}{extra} on {whose(int(st[L.S_BOWNER + target]))} build {target} to change it to " \
-               f"build {value}, now yours"
+        verb = "raise it to" if cassino else "change it to build"
+        text = f"Play {card}{extra} on {whose(int(st[L.S_BOWNER + target]))} build {target} to {verb} " \
+               f"{value}, now yours"
     else:
         gtext = " | ".join(_group_text(g) for g in groups)
-        verb = "build" if kind == L.KIND_BUILD else "load build"
+        verb = "build" if kind == L.KIND_BUILD else ("add to build" if cassino else "load build")
         simple = " (simple)" if kind == L.KIND_BUILD and len(groups) == 1 else ""
         keep = f", keeping a {value}" if kind == L.KIND_BUILD else ""
+        if kind == L.KIND_LOAD and cassino and int(st[L.S_BOWNER + value]) != p:
+            keep = ", now yours"        # C4: the build belongs to whoever last added to it
         if kind == L.KIND_BUILD and int(rec[L.M_OWNER]) != p:       # P14
             verb, keep = "rebuild", f" for your partner, seat {int(rec[L.M_OWNER])}, who promised a {value}"
         text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
@@ -272,10 +340,13 @@ def iter_moves(state):
         else:
             nxt = st.copy()
             apply_move(nxt, rules, p, rec, 0)
+            after = (fmt, nxt.copy())
             advance(nxt, rules, p)
             result = to_json(nxt, fmt)
+        features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
         yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
-                   describe(rec, st, p, fmt.seats), key, result)
+                   describe(rec, st, p, fmt.seats, fmt.family == "cassino"), key, result, features=features,
+                   _after=after if q < 0 else None)
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -418,11 +489,76 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0):
 
 def play_games(fmt_name, seeds, bots, check=False, series=1):
     """Play many games in one compiled call; `bots` is a (n_games, seats) array of bot names or ids. With
-    `series` K > 1 (formats with series, P10) the games are consecutive series of K matches.
+    `series` K > 1 (formats with series, P10) the games are consecutive series of K matches. In Cassino each
+    game is a single round: round 1 of the match with that seed (P20, P21).
 
     Returns the raw statistics rows (layout G_*/SEAT_*)."""
     fmt = get_format(fmt_name)
     bots = np.asarray(bots)
     if bots.dtype.kind in "US":
         bots = np.vectorize(bot_id)(bots)
+    if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
+        from khasino_sim.kernels.game import play_matches
+        return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
     return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)
+
+
+def _bot_ids(fmt, bots):
+    ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
+    if len(ids) != fmt.seats:
+        raise ValueError(f"{fmt.name} needs {fmt.seats} bots, got {len(ids)}")
+    return ids
+
+
+def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=True):
+    """Cassino: play one round in the core, dealt from the round seed `seed` (P20), with the match totals
+    `scores` before it. Returns {"keys", "seats", "winner", "turns", "no_move", "bad", "final"}; `winner` is the
+    round's (the highest round score; -1 on a tie)."""
+    from khasino_sim.kernels.game import play_dealt_round
+    fmt = _format(fmt_name, options)
+    rules = fmt.rules_array()
+    prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    for s, total in enumerate(scores or [0] * fmt.seats):
+        prev[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL] = total
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    trace = np.zeros(4 * fmt.deck, dtype=np.int64)
+    n = play_dealt_round(rules, np.uint64(seed), round, _bot_ids(fmt, bots), st, np.zeros(104, dtype=np.int64),
+                         _workspace(), row, prev, check, np.zeros(1, dtype=np.uint64), trace)
+    if row[L.G_OVERFLOW]:
+        raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
+    return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),
+            "winner": int(row[L.G_WINNER]), "turns": int(row[L.G_TURNS]), "no_move": int(row[L.G_NO_MOVE]),
+            "bad": int(row[L.G_BAD]), "final": to_json(st, fmt)}
+
+
+def play_match(fmt_name, seed, bots, options=None, check=True):
+    """Cassino: play one match to 21 (C7, P21) in the core from the match seed `seed` (round r dealt from
+    `round_seed(seed, r)`). Returns {"rounds": per-round seat statistics (match totals after each round in
+    `match_total`), "totals", "winner" (the winning seat; the team, 0 = seats 0+2, in cassino-4p)}."""
+    from khasino_sim.kernels.game import play_matches
+    fmt = _format(fmt_name, options)
+    rows = play_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), _bot_ids(fmt, bots)[None, :], check)
+    rounds = [seat_stats(r, fmt.seats) for r in rows]
+    return {"rounds": rounds, "totals": [s["match_total"] for s in rounds[-1]],
+            "winner": int(rows[-1, L.G_MATCH_WINNER]), "bad": int(rows[:, L.G_BAD].sum()),
+            "no_move": int(rows[:, L.G_NO_MOVE].sum())}
+
+
+def count_round(state):
+    """Cassino (C7, P21): a finished round's state (`over`, its `scores` the match totals before it) counted
+    towards the match in the seed's order. Returns {"totals": the totals after the whole round (per seat; a
+    team's in 4p), "winner": the winning seat (team in 4p) or None while the match goes on}."""
+    from khasino_sim.kernels.game import count_round as _count
+    from khasino_sim.kernels.state import score
+    fmt, st = from_json(state)
+    if not fmt.match_target:
+        raise StateError(f"{fmt.name} plays single games, not matches")
+    if not st[L.S_OVER]:
+        raise StateError("the round is not over")
+    rules = fmt.rules_array()
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    score(st, rules, row)
+    w = int(_count(st, rules, row))
+    return {"totals": [int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL]) for s in range(fmt.seats)],
+            "winner": None if w < 0 else w}

@@ -28,7 +28,8 @@ class Format:
     trail_restricted: bool = True           # K11
     no_trail_own_build_first_deal: bool = True   # K11, 1v1
     max_builds_owned: int = 0               # K5/P6, 0 = unlimited
-    change_mode: int = 0                    # K7: 0 two-card, played card alone; 1 any simple, extra cards
+    change_mode: int = 0                    # K7: 0 two-card, played card alone; 1 any simple, extra cards;
+                                            # 2 C5 raise (Cassino: any single build, any owner, played card alone)
     follow_ups: bool = True                 # K9
     opponent_piles: bool = True             # K8
     max_build_value: int = 10
@@ -42,10 +43,28 @@ class Format:
     series: bool = False                    # P10: matches can be played in series (the loser leads next)
     teams: tuple = ()                       # K15: the teams, seats of each; () = every seat its own team
     lead_choice: bool = False               # P11: after the deal seat 0 chooses its team's leader (0 or 1)
+    family: str = "khasino"                 # whose move rules: "khasino" (K3-K11) or "cassino" (C3-C6)
+    partner_rules: bool = True              # K15: partner loads, rebuilds and Stay (teams only pool scores if off)
+    face_values: bool = False               # C1/P16: J 11, Q 12, K 13 as numbers (else face cards only pair)
+    ace_14: bool = False                    # C1/P17: an ace played from the hand may capture as 14
+    sweeps: bool = False                    # C1: 1 point per capture that clears the table
+    load_owns: bool = False                 # C4: an add (load) makes the adder the owner
+    no_trail_own_build: bool = False        # C6: no trail while owning a build, in any deal
+    match_target: int = 0                   # C7/P21: matches are played to this many points (0: single games)
+
+    def __post_init__(self):
+        if self.family == "cassino":        # P17: the highest build value follows the options
+            object.__setattr__(self, "max_build_value", 14 if self.ace_14 else 13 if self.face_values else 10)
 
     @property
     def total_points(self):
+        """Points of one game (round), sweeps left out."""
         return sum(self.card_points.values()) + self.most_cards + self.most_spades
+
+    @property
+    def options(self):
+        """The rule options of this format's family (`--set NAME=VALUE`): name -> (type, meaning)."""
+        return CASSINO_OPTIONS if self.family == "cassino" else OPTIONS
 
     def rules_array(self):
         """The int64 ruleset record the kernels read (layout R_*)."""
@@ -74,15 +93,23 @@ class Format:
             r[L.R_NEXT + s] = order[(i + 1) % self.seats]
         r[L.R_REFILL] = self.refill
         r[L.R_TIEBREAK] = self.tiebreak
-        r[L.R_TEAMS] = bool(self.teams)
+        r[L.R_TEAMS] = bool(self.teams) and self.partner_rules
         for s in range(L.MAX_SEATS):
             r[L.R_TEAM + s] = self.team_of(s) if s < self.seats else s
             r[L.R_PARTNER + s] = -1
-        for team in self.teams:
+        for team in self.teams if self.partner_rules else ():
             for s in team:
                 others = [t for t in team if t != s]
                 r[L.R_PARTNER + s] = others[0] if len(others) == 1 else -1
         r[L.R_LEAD_CHOICE] = self.lead_choice
+        r[L.R_FAMILY] = L.FAMILY_CASSINO if self.family == "cassino" else L.FAMILY_KHASINO
+        if self.family == "cassino" and not self.face_values:
+            r[L.R_UNSUMMED] = sum(1 << (4 * rank + suit) for rank in (10, 11, 12) for suit in range(4))
+        r[L.R_ACE_14] = self.ace_14
+        r[L.R_LOAD_OWNS] = self.load_owns
+        r[L.R_TRAIL_OWN_ANY] = self.no_trail_own_build
+        r[L.R_SWEEPS] = self.sweeps
+        r[L.R_MATCH_TARGET] = self.match_target
         return r
 
     def team_of(self, s):
@@ -109,7 +136,8 @@ class Format:
         return hashlib.sha256(json.dumps(rec, sort_keys=True).encode()).hexdigest()[:16]
 
 
-_LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_choice")
+_LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_choice", "family", "partner_rules",
+                 "face_values", "ace_14", "sweeps", "load_owns", "no_trail_own_build", "match_target")
 
 
 # Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
@@ -122,6 +150,11 @@ OPTIONS = {
     "follow_ups": (bool, "K9: follow-up groups after a capture, build, load or change"),
     "opponent_piles": (bool, "K8: opponents' exposed pile cards may be used"),
 }
+CASSINO_OPTIONS = {
+    "face_values": (bool, "C1/P16: J 11, Q 12, K 13 count as numbers (builds reach 13)"),
+    "ace_14": (bool, "C1/P17: an ace played from the hand may capture as 1 or 14"),
+    "sweeps": (bool, "C1: 1 point per capture that clears the table"),
+}
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
@@ -131,10 +164,11 @@ def with_options(fmt, settings):
 
     ValueError names an unknown option or a bad value."""
     changes = {}
+    allowed = fmt.options
     for name, raw in settings.items():
-        if name not in OPTIONS:
-            raise ValueError(f"unknown rule option {name!r} (options: {', '.join(OPTIONS)})")
-        kind, _ = OPTIONS[name]
+        if name not in allowed:
+            raise ValueError(f"unknown rule option {name!r} for {fmt.name} (options: {', '.join(allowed)})")
+        kind, _ = allowed[name]
         text = str(raw).strip().lower()
         if kind is bool:
             if isinstance(raw, bool):
@@ -156,7 +190,7 @@ def with_options(fmt, settings):
 
 def options_of(fmt):
     """The current value of every user-settable option of a format."""
-    return {name: getattr(fmt, name) for name in OPTIONS}
+    return {name: getattr(fmt, name) for name in fmt.options}
 
 
 FORMATS = {}
@@ -199,6 +233,25 @@ register(Format(
     description="4 players in teams AB v CD, 40 cards: 10 each; order A, C, B, D; team AB picks its leader; "
                 "partner loads, rebuilds and Stay; 11 points by team",
     no_trail_own_build_first_deal=False, turn_order=(0, 2, 1, 3), teams=((0, 1), (2, 3)), lead_choice=True,
+))
+
+
+_CASSINO = dict(seed="002 Classic Cassino, 52 cards", family="cassino", deck=52, hand=4, table_init=4,
+                trail_restricted=False, no_trail_own_build_first_deal=False, no_trail_own_build=True,
+                change_mode=2, follow_ups=False, opponent_piles=False, most_cards=3, most_spades=1,
+                split_ties=False, load_owns=True, match_target=21)
+register(Format(
+    name="cassino", deals=6, description="2 players, 52 cards: 4 each and 4 to the table, then 4 each; "
+    "builds, adds and raises; 3/1/1/2/1 scoring; matches to 21", **_CASSINO,
+))
+register(Format(
+    name="cassino-3p", seats=3, deals=4, description="3 players, 52 cards: 4 each and 4 to the table, then 4 "
+    "each; matches to 21", **_CASSINO,
+))
+register(Format(
+    name="cassino-4p", seats=4, deals=3, teams=((0, 2), (1, 3)), partner_rules=False,
+    description="4 players, partners 0+2 v 1+3, 52 cards: 4 each and 4 to the table, then 4 each; "
+    "partners pool their cards; matches to 21", **_CASSINO,
 ))
 
 

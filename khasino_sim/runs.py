@@ -39,6 +39,7 @@ class RunSpec:
     options: dict = field(default_factory=dict)
     shard_size: int = 50_000
     series: int = 1             # P10: matches per series (1: independent games)
+    rounds: int = 0             # Cassino (C7): 0 plays matches to 21, 1 single rounds
 
     def __post_init__(self):
         # Team formats (K15) also take one bot per team: (b0, b1) is (b0, b0, b1, b1) in khasino-4p. The spec
@@ -83,13 +84,24 @@ class RunSpec:
         d["bots"] = list(self.bots)
         if self.series == 1:
             del d["series"]
+        if self.rounds == 0:
+            del d["rounds"]
         return d
+
+    def matches(self):
+        """True where each game is a Cassino match (C7): one statistics row per round, a rounds table."""
+        return get_format(self.format).match_target > 0
 
 
 def team_size(format_name):
-    """Seats of one team: seats // teams in a team format (K15), 1 where every seat plays alone."""
+    """The seat rotation's step: the smallest shift of the seats that maps every team onto a team (K15:
+    2 in khasino-4p, teams AB and CD; C8: 1 in cassino-4p, partners sitting opposite), 1 without teams."""
     fmt = FORMATS.get(format_name)
-    return fmt.seats // fmt.n_teams if fmt is not None and fmt.teams else 1
+    if fmt is None or not fmt.teams:
+        return 1
+    teams = {frozenset(t) for t in fmt.teams}
+    return next(k for k in range(1, fmt.seats + 1)
+                if all(frozenset((s + k) % fmt.seats for s in t) in teams for t in teams))
 
 
 def expand_bots(format_name, bots):
@@ -98,8 +110,7 @@ def expand_bots(format_name, bots):
     bots = tuple(bots)
     fmt = FORMATS.get(format_name) if isinstance(format_name, str) else None
     if fmt is not None and fmt.teams and len(bots) == fmt.n_teams != fmt.seats:
-        size = fmt.seats // fmt.n_teams
-        return tuple(b for b in bots for _ in range(size))
+        return tuple(bots[fmt.team_of(s)] for s in range(fmt.seats))
     return bots
 
 
@@ -137,13 +148,19 @@ def validate(spec):
         raise SimulationError(f"{fmt.name} has no series of matches (P10); --series works with {with_series}")
     if spec.series > 65535:
         raise SimulationError("at most 65,535 matches per series")
+    if isinstance(spec.rounds, bool) or spec.rounds not in (0, 1):
+        raise SimulationError(f"--rounds takes 1 (single rounds; matches to 21 without it), not {spec.rounds}")
+    if spec.rounds and not fmt.match_target:
+        with_matches = ", ".join(sorted(n for n, f in FORMATS.items() if f.match_target))
+        raise SimulationError(f"{fmt.name} plays single games; --rounds works with {with_matches}")
 
 
 def _meta(spec, shard, start, count, command):
     fmt = spec.fmt()
     return {"engine_version": ENGINE_VERSION, "package_version": __version__, "format": spec.format,
             "rules_hash": fmt.rules_hash(), "rules": options_of(fmt), "root_seed": spec.seed,
-            "bots": list(spec.bots), "rotate": spec.rotate, "series": spec.series, "shard": shard,
+            "bots": list(spec.bots), "rotate": spec.rotate, "series": spec.series,
+            **({"rounds": spec.rounds, "match_target": fmt.match_target} if spec.matches() else {}), "shard": shard,
             "first_game": start, "games": count, "command": command}
 
 
@@ -159,7 +176,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     storage.ShardWriter, so a worker holds one chunk of statistics rows at a time (plus at most one Parquet
     row group of compact Arrow columns), whatever the shard size. The files appear only when the whole
     shard is written (seats first, games last); a stopped or failed shard leaves nothing behind."""
-    from khasino_sim.kernels.game import play_batch
+    from khasino_sim.kernels.game import play_batch, play_matches
     from khasino_sim.kernels.movegen import new_workspace
     from khasino_sim.kernels.seeding import seeds_for
     from .engine import BOTS
@@ -171,20 +188,26 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     names = spec.bot_names()
     bot_ids = np.array([BOTS[n] for n in names], dtype=np.int64)
     meta = _meta(spec, shard, start, count, command)
-    with storage.ShardWriter(out, shard) as writer:
+    matches = spec.matches()
+    with storage.ShardWriter(out, shard, rounds=matches) as writer:
         chunk = spec.chunk()
         for lo in range(0, count, chunk):
             if stop is not None and stop.is_set():
                 return 0
             n = min(count - lo, chunk)
             codes = spec.bot_codes(start + lo, n)
-            rows = play_batch(rules, seeds_for(spec.seed, start + lo, n), bot_ids[codes], ws=_LOCAL.ws,
-                              series=spec.series)
+            seeds = seeds_for(spec.seed, start + lo, n)
+            if matches:
+                rows = play_matches(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, single=spec.rounds == 1)
+            else:
+                rows = play_batch(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, series=spec.series)
             if rows[:, L.G_OVERFLOW].any():
-                bad = int(start + lo + np.flatnonzero(rows[:, L.G_OVERFLOW])[0])
+                i = np.flatnonzero(rows[:, L.G_OVERFLOW])[0]
+                bad = int(start + lo + (rows[i, L.G_MATCH] if matches else i))
                 raise RuntimeError(f"game {bad}: a scratch bound was exceeded (never expected: please report it); "
                                    "results would not be exact")
-            writer.write(*storage.shard_tables(rows, start + lo, codes, names, fmt.name, fmt.rules_hash(), meta))
+            tables = storage.match_tables if matches else storage.shard_tables
+            writer.write(*tables(rows, start + lo, codes, names, fmt.name, fmt.rules_hash(), meta))
             del rows
             if progress is not None:
                 progress(n)
@@ -200,15 +223,20 @@ def warm_up(spec):
     The storage half matters for timing: pyarrow's first conversion of a numpy array imports pandas (about
     half a second, holding the import lock) and its first Parquet write loads the codec. Inside a run that
     cost fell on the workers' first chunk, where the threads queued behind one another for it."""
-    from khasino_sim.kernels.game import play_batch
+    from khasino_sim.kernels.game import play_batch, play_matches
     import pyarrow as pa
     import pyarrow.parquet as pq
     t = time.time()
     fmt = spec.fmt()
     codes = np.zeros((1, fmt.seats), dtype=np.int64)
-    rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes)
-    for table in storage.shard_tables(rows, 0, codes, spec.bot_names()[:1], fmt.name, fmt.rules_hash(),
-                                      _meta(spec, 0, 0, 1, "")):
+    if spec.matches():
+        rows = play_matches(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes, single=spec.rounds == 1)
+        tables = storage.match_tables
+    else:
+        rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes)
+        tables = storage.shard_tables
+    for table in tables(rows, 0, codes, spec.bot_names()[:1], fmt.name, fmt.rules_hash(),
+                        _meta(spec, 0, 0, 1, "")):
         pq.write_table(table, pa.BufferOutputStream(), compression="zstd")
     return time.time() - t
 
@@ -235,10 +263,10 @@ def _prepare_out(out, spec, resume, force):
         return storage.done_shards(out), manifest
     if manifest is None and any(out.iterdir()) and not force:
         raise SimulationError(f"{out} is not empty and holds no khasino run (use --force, or another --out)")
-    for sub in (storage.GAMES, storage.SEATS):
+    for sub in (storage.GAMES, storage.SEATS, storage.ROUNDS):
         shutil.rmtree(out / sub, ignore_errors=True)
     (out / storage.MANIFEST).unlink(missing_ok=True)
-    for sub in (storage.GAMES, storage.SEATS):
+    for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
         (out / sub).mkdir()
     return set(), None
 
@@ -270,7 +298,7 @@ def _connect_dask(address):
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
              shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
-             command="", log=None, series=1):
+             command="", log=None, series=1, rounds=0):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
     `bots`: one bot per seat, or in a team format (khasino-4p) one per team, ("greedy", "random") standing for
@@ -280,14 +308,14 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     quiet.
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
-                   options=dict(options or {}), shard_size=int(shard_size), series=series)
+                   options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds)
     validate(spec)
     if dask:
         _need_distributed()       # before the output folder is touched: a run that cannot start leaves nothing
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
-                     True, command, series=series)
+                     True, command, series=series, rounds=rounds)
             return load(tmp)
     out = Path(out)
     done, manifest = _prepare_out(out, spec, resume, force)
@@ -370,6 +398,8 @@ def _run_dask(address, spec_dict, todo, out, command, total, quiet):
 def load(out, table="seats"):
     """A run's table as a DataFrame; `seats` rows get the game columns joined (winner, turns, seed…)."""
     import pandas as pd
+    if table == "rounds":       # Cassino matches: one row per round
+        return pd.read_parquet(Path(out) / storage.ROUNDS)
     seats = pd.read_parquet(Path(out) / storage.SEATS)
     if table != "seats":
         return pd.read_parquet(Path(out) / storage.GAMES)

@@ -42,11 +42,17 @@ def to_json(st, fmt, decision=None):
             groups = [names(k10_order(int(st[L.S_BGROUPS + v * L.MAX_GROUPS + i])))
                       for i in range(int(st[L.S_BNG + v]))]
             builds.append({"value": v, "owner": o, "groups": groups,
-                           **({"promised": bool(st[L.S_PROMISED] >> v & 1)} if teams else {})})
+                           **({"promised": bool(st[L.S_PROMISED] >> v & 1)} if teams and fmt.partner_rules else {})})
     to_move = int(st[L.S_TO_MOVE])
     last = int(st[L.S_LAST_CAP])
+    cassino = fmt.family == "cassino"
+    khasino_teams = teams and not cassino
     return {
         "format": fmt.name,
+        **({"options": {name: bool(getattr(fmt, name)) for name in sorted(fmt.options)},
+            "dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]),
+            "scores": [int(st[L.S_SCORES + s]) for s in range(seats)],
+            "sweeps": [int(st[L.S_SWEEPS + s]) for s in range(seats)]} if cassino else {}),
         "deal": int(st[L.S_DEAL]),
         "to_move": None if to_move < 0 else to_move,
         "hands": [names(mask_cards(int(st[L.S_HANDS + 2 * s]))) for s in range(seats)],
@@ -57,7 +63,7 @@ def to_json(st, fmt, decision=None):
         "last_capturer": None if last < 0 else last,
         **({"teams": [list(t) for t in fmt.teams]} if teams else {}),
         **({"promises": [values(int(st[L.S_PROMISES + s])) for s in range(seats)], "decision": decision}
-           if seats > 2 else {}),
+           if seats > 2 and not cassino else {}),
         "over": bool(st[L.S_OVER]),
     }
 
@@ -134,10 +140,16 @@ def parse(d):
     if not isinstance(name, str) or name not in FORMATS:
         raise StateError(f"unknown format {json.dumps(name)} (known: {', '.join(sorted(FORMATS))})")
     fmt = get_format(name)
+    if fmt.family == "cassino":
+        fmt = _cassino_options(d, fmt)
     seats = fmt.seats
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     st[L.S_BOWNER: L.S_BOWNER + L.MAX_VALUE + 1] = -1
+    st[L.S_DEALER] = seats - 1
+    st[L.S_ROUND] = 1
     cards = _Cards(fmt.deck)
+    if fmt.family == "cassino":
+        _cassino_fields(d, fmt, st)
 
     deal = _field(d, "deal", int)
     if not 1 <= deal <= fmt.deals:
@@ -159,6 +171,7 @@ def parse(d):
     st[L.S_LOOSE] = loose
     builds = _field(table, "builds", list, "table")
     owned = [0] * seats
+    owned_values = [[] for _ in range(seats)]
     for b in builds:
         if not isinstance(b, dict):
             raise StateError("each build must be an object with value, owner and groups")
@@ -166,6 +179,8 @@ def parse(d):
         where = f"build {v}"
         if not 1 <= v <= fmt.max_build_value:
             raise StateError(f"build value {v} is outside 1..{fmt.max_build_value}")
+        if fmt.family == "cassino" and not fmt.face_values and 11 <= v <= 13:
+            raise StateError(f"a build of {v} needs face_values: nobody can hold a card of value {v} (P16, P17)")
         if st[L.S_BOWNER + v] >= 0:
             raise StateError(f"two builds of value {v} (K2: builds never share a value)")
         owner = _seat(_field(b, "owner", int, where), seats, f"owner of {where}")
@@ -176,6 +191,8 @@ def parse(d):
             raise StateError(f"{where} has {len(groups)} groups, more than {L.MAX_GROUPS}")
         for i, g in enumerate(groups):
             gc = cards.take(g, f"{where} group {i}")
+            if fmt.family == "cassino" and not fmt.face_values and any(c >= 40 for c in gc):
+                raise StateError(f"{where} group {i} holds a face card, which has no number (P16)")
             if sum((c >> 2) + 1 for c in gc) != v:
                 raise StateError(f"{where} group {i} ({' '.join(g)}) does not sum to {v}")
             st[L.S_BGROUPS + v * L.MAX_GROUPS + i] = sum(1 << c for c in gc)
@@ -184,13 +201,17 @@ def parse(d):
         promised = b.get("promised", False)
         if not isinstance(promised, bool):
             raise StateError(f"{where}: promised must be true or false")
-        if promised and not fmt.teams:
-            raise StateError(f"{where}: {fmt.name} has no partners, so no promised builds (P13 is 4p only)")
+        if promised and not (fmt.teams and fmt.partner_rules):
+            raise StateError(f"{where}: {fmt.name} has no promised builds (P13 is khasino-4p's)")
         st[L.S_PROMISED] |= int(promised) << v
         owned[owner] += 1
-        if not any(((c >> 2) + 1) == v for c in mask_cards(hand_masks[owner])):
+        if not any(_holds_value(fmt, c, v) for c in mask_cards(hand_masks[owner])):
             raise StateError(f"seat {owner} owns build {v} but holds no card of value {v} (P1)")
+        owned_values[owner].append(v)
     for s in range(seats):
+        if {1, 14} <= set(owned_values[s]) and bin(hand_masks[s] & 0xF).count("1") < 2:
+            raise StateError(f"seat {s} owns the builds of 1 and 14 but holds fewer than two aces (P1: a "
+                             f"different card for each build)")
         if fmt.max_builds_owned and owned[s] > fmt.max_builds_owned:
             raise StateError(f"seat {s} owns {owned[s]} builds; {fmt.name} allows {fmt.max_builds_owned} (K5)")
     piles = _field(d, "piles", list)
@@ -216,7 +237,10 @@ def parse(d):
     elif len(stock) != per_deal * (fmt.deals - deal):
         raise StateError(f"deal {deal} leaves {per_deal * (fmt.deals - deal)} cards in the stock, "
                          f"not {len(stock)}")
-    if fmt.teams:
+    if fmt.family == "cassino":
+        _cassino_team_fields(d, fmt)
+        decision = None
+    elif fmt.teams:
         decision = _team_fields(d, fmt, st, hand_masks)
     else:
         _no_pending(d, fmt)
@@ -241,7 +265,7 @@ def parse(d):
             if fmt.teams and p != int(fmt.rules_array()[L.R_PARTNER + mover]):
                 raise StateError(f"a Stay decision for seat {mover}'s move is answered by its partner, "
                                  f"not seat {p} (P15)")
-        _check_hand_sizes(fmt, sizes, mover, len(stock))
+        _check_hand_sizes(fmt, sizes, mover, len(stock), int(st[L.S_DEALER]))
         if decision is not None and decision["kind"] == "lead" and (p != 0 or any(s != fmt.hand for s in sizes)
                                                                     or loose or builds):
             raise StateError("a lead decision is made right after the deal, by seat 0 (P11)")
@@ -256,12 +280,21 @@ def parse(d):
     played = fmt.deck - len(stock) - sum(sizes) - fmt.table_init
     st[L.S_TURN] = played
     # the seat before the mover in turn order played last (P2); at the end, the one before the leader
-    mover = mover if st[L.S_TO_MOVE] >= 0 else 0
+    mover = mover if st[L.S_TO_MOVE] >= 0 else fmt.next_seat(int(st[L.S_DEALER]))
     st[L.S_LAST_MOVER] = next(s for s in range(seats) if fmt.next_seat(s) == mover)
     return fmt, st, decision
 
 
-def _check_hand_sizes(fmt, sizes, p, stock_left):
+def _holds_value(fmt, c, v):
+    """Card c is a card of value v in the hand: its rank (A 1), a face card only with face_values (P16), an ace
+    also 14 under ace_14 (P17)."""
+    rank = (c >> 2) + 1
+    if rank > 10 and fmt.family == "cassino" and not fmt.face_values:
+        return False
+    return rank == v or (v == 14 and rank == 1 and fmt.ace_14)
+
+
+def _check_hand_sizes(fmt, sizes, p, stock_left, dealer=None):
     """Hand sizes reachable with seat p to move. 1v1: seat 0 leads each deal (K14), so the seats before the
     mover have played one card more this deal. Series formats (any seat may lead, P10): going round in turn
     order from the mover, the seats yet to play this round hold as many cards as the mover, those that have
@@ -273,6 +306,14 @@ def _check_hand_sizes(fmt, sizes, p, stock_left):
         if any(n != fmt.refill for n in sizes):
             raise StateError(f"hand sizes {sizes}: while stock remains every hand holds {fmt.refill} "
                              f"(the player who acts refills, K16)")
+        return
+    if fmt.family == "cassino":     # P20: the seat after the dealer leads every deal; play goes seat + 1
+        lead = fmt.next_seat(dealer)
+        done = (p - lead) % fmt.seats
+        expect = [h - (1 if (s - lead) % fmt.seats < done else 0) for s in range(fmt.seats)]
+        if sizes != expect:
+            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move with seat {lead} leading (the "
+                             f"seats from the leader to the mover's right hold one card fewer, P20)")
         return
     if not fmt.series and not fmt.teams:
         expect = [h - (1 if s < p else 0) for s in range(fmt.seats)]
@@ -345,3 +386,53 @@ def _team_fields(d, fmt, st, hand_masks):
     if not isinstance(decision.get("move"), dict):
         raise StateError("a Stay decision needs the mover's move (decision.move)")
     return decision
+
+
+def _cassino_options(d, fmt):
+    """Cassino (C1): the state's `options` (optional; absent: the format's) applied to the format."""
+    from .formats import with_options
+    options = d.get("options", {})
+    if not isinstance(options, dict):
+        raise StateError("options must be an object of rule options (e.g. {\"sweeps\": true})")
+    for name, value in options.items():
+        if name in fmt.options and not isinstance(value, bool):
+            raise StateError(f"option {name} must be true or false, not {json.dumps(value)}")
+    try:
+        return with_options(fmt, options)
+    except ValueError as e:
+        raise StateError(str(e)) from None
+
+
+def _cassino_fields(d, fmt, st):
+    """Cassino (C2, C7): `dealer`, `round`, `scores` (match totals before this round) and `sweeps` (this
+    round's), each optional (dealer: the last seat, round 1, zeros)."""
+    seats = fmt.seats
+    st[L.S_DEALER] = _seat(d.get("dealer", seats - 1), seats, "dealer")
+    rnd = d.get("round", 1)
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
+        raise StateError(f"round must be a positive integer, not {json.dumps(rnd)}")
+    st[L.S_ROUND] = rnd
+    for key, base in (("scores", L.S_SCORES), ("sweeps", L.S_SWEEPS)):
+        vals = d.get(key, [0] * seats)
+        if not isinstance(vals, list) or len(vals) != seats or \
+                any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in vals):
+            raise StateError(f"{key} must hold {seats} non-negative integers (one per seat)")
+        if key == "sweeps" and any(vals) and not fmt.sweeps:
+            raise StateError("sweeps are counted only with the sweeps option (C1)")
+        if key == "scores" and fmt.teams and any(vals[s] != vals[t[0]] for t in fmt.teams for s in t):
+            raise StateError(f"scores: partners hold their team's total, {[list(t) for t in fmt.teams]} (C8)")
+        st[base: base + seats] = vals
+
+
+def _cassino_team_fields(d, fmt):
+    """Cassino: `teams` only in cassino-4p (C8), and no promises or decisions."""
+    teams = d.get("teams")
+    want = [list(t) for t in fmt.teams] if fmt.teams else None
+    if teams is not None and teams != want:
+        raise StateError(f"teams must be {want} in {fmt.name}, not {json.dumps(teams)}" if want else
+                         f"{fmt.name} has no teams")
+    if d.get("promises") not in (None, [[]] * fmt.seats, []):
+        if any(d.get("promises")):
+            raise StateError(f"{fmt.name} has no promises (K15 is Khasino's)")
+    if d.get("decision") is not None:
+        raise StateError(f"{fmt.name} has no decisions other than card plays: decision must be null")

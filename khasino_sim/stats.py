@@ -151,8 +151,9 @@ def summarize(out, batch_size=None):
                            "fair": 1 / max(len(team_seats), 1)}}
 
 
-def format_summary(s, elapsed=None):
-    lines = [f"games      {s['games']:,}" + (f" in {elapsed:.1f} s ({s['games'] / elapsed:,.0f} games/s)"
+def format_summary(s, elapsed=None, unit="games"):
+    """The summary as terminal lines; `unit` names what a row is ("matches" for Cassino matches)."""
+    lines = [f"{unit:<10} {s['games']:,}" + (f" in {elapsed:.1f} s ({s['games'] / elapsed:,.0f} {unit}/s)"
                                                if elapsed else "")]
     for b in s["bots"]:
         lo, hi = b["ci95"]

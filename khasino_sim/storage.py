@@ -19,6 +19,7 @@ from khasino_sim.kernels import layout as L
 MANIFEST = "run.json"
 GAMES = "games"
 SEATS = "seats"
+ROUNDS = "rounds"       # Cassino matches (C7): one row per round
 
 SEAT_COLUMNS = [  # (column, statistics field, arrow type)
     ("score", L.SEAT_SCORE, pa.int8()),
@@ -117,6 +118,101 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     return games.replace_schema_metadata(stamp), seats_t.replace_schema_metadata(stamp)
 
 
+MATCH_SEAT_COLUMNS = [  # Cassino seats rows (one per seat per match): sums over the match's rounds
+    ("cards", L.SEAT_CARDS), ("spades", L.SEAT_SPADES), ("aces", L.SEAT_ACES), ("two_spades", L.SEAT_TWO_SPADES),
+    ("ten_diamonds", L.SEAT_TEN_DIAMONDS), ("most_cards", L.SEAT_MOST_CARDS), ("most_spades", L.SEAT_MOST_SPADES),
+    ("sweeps", L.SEAT_SWEEPS), ("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS), ("loads", L.SEAT_LOADS),
+    ("changes", L.SEAT_CHANGES), ("builds_captured", L.SEAT_BUILDS_CAPTURED), ("trails", L.SEAT_TRAILS),
+]
+
+
+def _u16(x):
+    return pa.array(np.asarray(x).astype(np.uint16))
+
+
+def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
+    """The games, seats and rounds tables of one shard of Cassino matches (C7, P21). rows: one statistics row
+    per round, match by match (G_MATCH: the match's index in the shard's chunk, from 0); bot_codes: (matches,
+    seats) indices into bot_names.
+
+    games: one row per match (its seed, bots, final totals `score_s`, winner, rounds, turns, sweeps);
+    seats: one row per seat per match (`score` the final match total, `won` the seat's team won the match,
+    round statistics summed over the match); rounds: one row per round (dealer, leader, each seat's round points
+    `score_s`, match total after it `total_s`, sweeps, the round's winner and, on a match's last round, the
+    match's winner)."""
+    n, seats = bot_codes.shape
+    m = rows[:, L.G_MATCH]
+    first_row = np.flatnonzero(np.r_[True, m[1:] != m[:-1]])
+    last_row = np.r_[first_row[1:] - 1, len(rows) - 1]
+    assert len(first_row) == n
+    game = np.arange(start, start + n, dtype=np.uint64)
+    game32 = game.astype(np.uint32) if start + n < 2**32 else game
+    last = rows[last_row]
+    winner = last[:, L.G_MATCH_WINNER].astype(np.int8)       # the winning team (the seat without teams)
+    team = np.stack([_field(last, s, L.SEAT_TEAM) for s in range(seats)], axis=1)
+    in_winner = team == winner[:, None]
+    win_code = np.where((winner >= 0) & in_winner.any(axis=1),
+                        bot_codes[np.arange(n), np.argmax(in_winner, axis=1)], -1)
+    sums = np.add.reduceat(rows, first_row, axis=0)         # per-match sums of every counter
+    options = json.dumps(meta["rules"], sort_keys=True)
+    one = np.zeros(n, np.int8)
+    cols = {"game": pa.array(game32), "seed": pa.array(last[:, L.G_SEED].view(np.uint64)),
+            "format": _dict_column(one, [fmt_name]), "rules": _dict_column(one, [rules_hash]),
+            "options": _dict_column(one, [options])}
+    for s in range(seats):
+        cols[f"bot_{s}"] = _dict_column(bot_codes[:, s], bot_names)
+    for s in range(seats):
+        cols[f"score_{s}"] = _u16(_field(last, s, L.SEAT_MATCH_TOTAL))
+    cols["winner"] = pa.array(winner)
+    cols["winner_bot"] = pa.DictionaryArray.from_arrays(
+        pa.array(win_code, type=pa.int8(), mask=win_code < 0), pa.array(list(bot_names), pa.string()))
+    cols["leader"] = pa.array(rows[first_row, L.G_LEADER].astype(np.int8))
+    cols["series"] = pa.array(game32)
+    cols["match"] = pa.array(np.zeros(n, np.uint16))
+    cols["rounds"] = _u16(last_row - first_row + 1)
+    cols["turns"] = _u16(sums[:, L.G_TURNS])
+    cols["last_capturer"] = pa.array(last[:, L.G_LAST_CAP].astype(np.int8))
+    cols["sweeps"] = _u16(sum(_field(sums, s, L.SEAT_SWEEPS) for s in range(seats)))
+    for name, f in (("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS), ("builds_captured",
+                                                                             L.SEAT_BUILDS_CAPTURED)):
+        cols[name] = _u16(sum(_field(sums, s, f) for s in range(seats)))
+    games = pa.table(cols)
+
+    seat_idx = np.tile(np.arange(seats, dtype=np.uint8), n)
+    flat_team = team.reshape(-1)
+    scols = {
+        "game": pa.array(np.repeat(game32, seats)), "seat": pa.array(seat_idx),
+        "team": pa.array(flat_team.astype(np.uint8)), "bot": _dict_column(bot_codes.reshape(-1), bot_names),
+        "won": pa.array(flat_team == np.repeat(winner, seats)),
+        "first": pa.array(seat_idx == np.repeat(rows[first_row, L.G_LEADER], seats)),
+        "score": _u16(np.stack([_field(last, s, L.SEAT_MATCH_TOTAL) for s in range(seats)], 1).reshape(-1)),
+    }
+    scols["team_score"] = scols["score"]
+    per_seat = sums[:, L.G_SEAT0: L.G_SEAT0 + seats * L.SEAT_FIELDS].reshape(n * seats, L.SEAT_FIELDS)
+    for name, f in MATCH_SEAT_COLUMNS:
+        scols[name] = _u16(per_seat[:, f])
+    seats_t = pa.table(scols)
+
+    nr = len(rows)
+    rcols = {"game": pa.array(game32[m - m[0]] if n else game32), "round": _u16(rows[:, L.G_ROUND]),
+             "dealer": pa.array(rows[:, L.G_DEALER].astype(np.uint8)),
+             "leader": pa.array(rows[:, L.G_LEADER].astype(np.uint8)), "turns": _u16(rows[:, L.G_TURNS]),
+             "last_capturer": pa.array(rows[:, L.G_LAST_CAP].astype(np.int8)),
+             "round_winner": pa.array(rows[:, L.G_WINNER].astype(np.int8)),
+             "match_winner": pa.array(rows[:, L.G_MATCH_WINNER].astype(np.int8))}
+    for s in range(seats):
+        rcols[f"score_{s}"] = _u16(_field(rows, s, L.SEAT_SCORE))
+        rcols[f"total_{s}"] = _u16(_field(rows, s, L.SEAT_MATCH_TOTAL))
+        rcols[f"sweeps_{s}"] = _u16(_field(rows, s, L.SEAT_SWEEPS))
+        rcols[f"cards_{s}"] = _u16(_field(rows, s, L.SEAT_CARDS))
+        rcols[f"spades_{s}"] = _u16(_field(rows, s, L.SEAT_SPADES))
+    assert nr == len(rcols["round"])
+    rounds = pa.table(rcols)
+    stamp = {b"khasino": json.dumps(meta, sort_keys=True).encode()}
+    return (games.replace_schema_metadata(stamp), seats_t.replace_schema_metadata(stamp),
+            rounds.replace_schema_metadata(stamp))
+
+
 def part_name(shard):
     return f"part-{shard:06d}.parquet"
 
@@ -162,13 +258,14 @@ class ShardWriter:
     seats first and games last (a shard is complete exactly when its games file exists). Leaving the `with`
     block without commit (a stop, an error, Ctrl-C) closes and removes the temporary files."""
 
-    def __init__(self, out, shard, row_group_games=None):
+    def __init__(self, out, shard, row_group_games=None, rounds=False):
         out = Path(out)
-        self.paths = {SEATS: out / SEATS / part_name(shard), GAMES: out / GAMES / part_name(shard)}
+        self.subs = ((ROUNDS,) if rounds else ()) + (SEATS, GAMES)     # written and committed in this order
+        self.paths = {sub: out / sub / part_name(shard) for sub in self.subs}
         self.tmps = {sub: _tmp_path(p) for sub, p in self.paths.items()}
         self.row_group_games = row_group_games or ROW_GROUP_GAMES
         self.writers = {}
-        self.pending = {SEATS: [], GAMES: []}
+        self.pending = {sub: [] for sub in self.subs}
         self.pending_games = 0
         self.committed = False
 
@@ -180,15 +277,17 @@ class ShardWriter:
             self.abort()
         return False
 
-    def write(self, games, seats):
+    def write(self, games, seats, rounds=None):
         self.pending[GAMES].append(games)
         self.pending[SEATS].append(seats)
+        if rounds is not None:
+            self.pending[ROUNDS].append(rounds)
         self.pending_games += games.num_rows
         if self.pending_games >= self.row_group_games:
             self._flush()
 
     def _flush(self):
-        for sub in (SEATS, GAMES):
+        for sub in self.subs:
             tables = self.pending[sub]
             if not tables:
                 continue
@@ -204,14 +303,14 @@ class ShardWriter:
         self._flush()
         if not self.writers:
             raise ValueError("a shard holds at least one game")
-        for sub in (SEATS, GAMES):
+        for sub in self.subs:
             self.writers.pop(sub).close()
-        os.replace(self.tmps[SEATS], self.paths[SEATS])
-        os.replace(self.tmps[GAMES], self.paths[GAMES])
+        for sub in self.subs:       # the games file last: a shard is complete exactly when it exists
+            os.replace(self.tmps[sub], self.paths[sub])
         self.committed = True
 
     def abort(self):
-        self.pending = {SEATS: [], GAMES: []}
+        self.pending = {sub: [] for sub in self.subs}
         for w in self.writers.values():
             try:
                 w.close()
@@ -231,12 +330,13 @@ def clean_partial(out):
     """Drop leftovers of an interrupted run: temporary files and seats files without their games file."""
     out = Path(out)
     done = done_shards(out)
-    for sub in (GAMES, SEATS):
+    for sub in (GAMES, SEATS, ROUNDS):
         for p in (out / sub).glob(".part-*"):
             p.unlink()
-    for p in (out / SEATS).glob("part-*.parquet"):
-        if int(p.stem.split("-")[1]) not in done:
-            p.unlink()
+    for sub in (SEATS, ROUNDS):
+        for p in (out / sub).glob("part-*.parquet"):
+            if int(p.stem.split("-")[1]) not in done:
+                p.unlink()
 
 
 def read_manifest(out):

@@ -8,7 +8,8 @@ import pytest
 
 from khasino_sim import engine
 
-FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock", "khasino-4p"]
+FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock", "khasino-4p", "cassino", "cassino-3p",
+           "cassino-4p"]
 
 
 def positions(fmt, games):

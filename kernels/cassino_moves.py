@@ -1,0 +1,114 @@
+"""Classic Cassino's move rules (C3–C6, RULES.md P16–P19) on the shared group layer and Khasino's offer path:
+captures (equal cards, sum groups, builds; a face card pairs one card of its rank; an ace may capture as 14),
+builds, adds (move kind `load`, which make the adder the owner), raises (kind `change`, any single build by the
+played card alone) and trails (never while owning a build).
+
+Cassino has no usable pile cards and no follow-ups, so every group is loose-only and `offer` makes one
+candidate per selection. `movegen.generate` calls it as it calls Khasino's `gen_hand`.
+"""
+from numba import njit
+
+from .bits import card_value, lowbit_index, popcount
+from .khasino_moves import (
+    prepare_position, offer, offer_trail, gen_groups_onto, gen_captures, keeps_builds, aces_keep, counts_as,
+    ACE_HIGH, ACE_BUILDS,
+)
+from .layout import (
+    S_HANDS, S_BOWNER, S_BNG, C_HV, C_HVMASK, C_OWNMASK, C_BUILT, C_SUMS, C_SUMS_LOOSE, C_BSTART, C_BEND,
+    C_MAXV, C_LOOSE, C_SINK, C_FOUND, SINK_GREEDY, WS_GBUF,
+    R_UNSUMMED, R_ACE_14, R_TRAIL_OWN_ANY, KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE,
+)
+from .rng import z_loose
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def gen_face_pair(ws, p, c):
+    """P16: a face card with no number takes exactly one loose card of its rank."""
+    if not keeps_builds(ws, c, -1):
+        return
+    m = ws[C_LOOSE] & (15 << (c & ~3))
+    while m:
+        b = m & -m
+        m ^= b
+        ws[WS_GBUF] = b
+        offer(ws, p, KIND_CAPTURE, c, card_value(c), 0, b, 1, z_loose(lowbit_index(b)))
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_raises(st, ws, p, c, free):
+    """P19 (C5): raise a single build of value w, whoever owns it, by the played card alone to w + v, a value
+    no build has and the mover still holds after the play; the build passes to him. `free`: the card keeps
+    every build the mover owns (P1); raising his own build of w needs that only of his other builds."""
+    cv = card_value(c)
+    for w in range(1, ws[C_MAXV] - cv + 1):
+        o = st[S_BOWNER + w]
+        if o < 0 or st[S_BNG + w] != 1:
+            continue
+        nv = w + cv
+        if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - counts_as(c, nv) < 1:
+            continue
+        if not (free or (o == p and keeps_builds(ws, c, w))):
+            continue
+        owns = ws[C_OWNMASK] & ~(1 << w) | (1 << nv)
+        if not aces_keep(ws, c, owns):
+            continue
+        ws[WS_GBUF] = 1 << c
+        offer(ws, p, KIND_CHANGE, c, nv, w, 0, 1, 0)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def gen_hand_cassino(st, rules, p, ws, captures, others):
+    """For each hand card in ascending order: its captures (if `captures`), then its builds, adds, raises and
+    trail (if `others`)."""
+    hand = st[S_HANDS + 2 * p]
+    unsummed = rules[R_UNSUMMED]
+    ace14 = rules[R_ACE_14]
+    ne = ws[C_SUMS]
+    bl = ws[C_SUMS_LOOSE]
+    built = ws[C_BUILT]
+    nowned = popcount(ws[C_OWNMASK])
+    no_trail = nowned > 0 and rules[R_TRAIL_OWN_ANY]     # C6: no trail while owning a build
+    m = hand
+    while m:
+        b = m & -m
+        m ^= b
+        c = lowbit_index(b)
+        cv = card_value(c)
+        if b & unsummed:            # P16: J, Q, K without face_values
+            if captures:
+                gen_face_pair(ws, p, c)
+            if others and not no_trail:
+                offer_trail(ws, p, c)
+            continue
+        v = cv
+        while captures:             # P17: an ace captures as 1, then as 14
+            if ws[C_BEND + v] > ws[C_BSTART + v] or (built >> v) & 1:
+                gen_captures(ws, p, c, v)
+            if v != 1 or not ace14:
+                break
+            v = ACE_HIGH
+        if not others:
+            continue
+        free = keeps_builds(ws, c, -1)
+        if free:
+            # P18: build or add V >= cv where a group of V can hold the played card (alone when V == cv) and
+            # the mover still holds a V; a new build also needs a loose card (its group's, or another group of V)
+            held = ws[C_HVMASK] & ~((1 << cv) - 1)
+            if ws[C_HV + cv] == 1:
+                held &= ~(1 << cv)
+            if ace14 and cv == 1 and ws[C_HV + ACE_HIGH] == 1:
+                held &= ~(1 << ACE_HIGH)
+            held &= ne << cv
+            own = ws[C_OWNMASK]
+            if held & ACE_BUILDS and own & ACE_BUILDS and not aces_keep(ws, c, ACE_BUILDS):
+                held &= ~(ACE_BUILDS & ~own)    # he would own the builds of 1 and 14 with one ace (P1)
+            todo = (held & built) | (held & ~built & (((ne & bl) << cv) | bl))
+            while todo:
+                hb = todo & -todo
+                todo ^= hb
+                v = lowbit_index(hb)
+                gen_groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, v)
+        if built:
+            gen_raises(st, ws, p, c, free)
+        if free and not no_trail:
+            offer_trail(ws, p, c)

@@ -1,0 +1,303 @@
+"""Classic Cassino (C1–C8, RULES.md P16–P21) in the compiled core, against the pure-Python reference
+(khasino_sim/reference_cassino.py, written from the rulings alone): the deal, the same distinct successor states
+with the same keys on positions of random play (every format and option set), the same whole rounds and
+matches for the same seeds and bots, and the invariants of every round of many random matches.
+
+The full counts (20,000 positions per format and option set) run in `scripts/differential_cassino.py`; this
+suite keeps a sample of each."""
+import json
+import random
+
+import numpy as np
+import pytest
+
+from khasino_sim import engine
+from khasino_sim import reference_cassino as ref
+from khasino_sim.formats import get_format, with_options
+from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.game import play_matches
+
+FORMATS = ["cassino", "cassino-3p", "cassino-4p"]
+OPTION_SETS = [{}, {"face_values": True}, {"ace_14": True}, {"sweeps": True},
+               {"face_values": True, "ace_14": True, "sweeps": True}]
+POSITIONS = 1_000           # per format with the default options; 300 per other option set
+
+
+def canon(state):
+    return json.dumps(state, sort_keys=True)
+
+
+def walk(fmt, options, positions, first_seed):
+    """Random walks through reference rounds of `fmt` (rounds 1, 2, 3, ... so every seat deals; match totals
+    carried), comparing every position's distinct successors and keys with the core's; returns the number of
+    positions compared."""
+    done = 0
+    g = 0
+    seats = get_format(fmt).seats
+    while done < positions:
+        rnd = 1 + g % seats
+        scores = [g % 7 * (s + 1) for s in range(seats)]
+        if get_format(fmt).teams:
+            scores = [scores[s % 2] for s in range(seats)]
+        state = ref.initial_state(fmt, first_seed + g, options=options, round=rnd, scores=scores)
+        mine = engine.new_game(fmt, first_seed + g, options=options, round=rnd, scores=scores)
+        assert canon(state) == canon(mine), "the deal differs"
+        rng = random.Random(g)
+        while not state["over"] and done < positions:
+            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
+            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
+            assert want, "a position without a legal move (C6, P1)"
+            assert got == want, f"successors differ in {canon(state)}"
+            done += 1
+            state = json.loads(rng.choice(list(want.values())))
+        g += 1
+    return done
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_same_successor_states(fmt):
+    assert walk(fmt, {}, POSITIONS, 50_000) == POSITIONS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("options", OPTION_SETS[1:], ids=lambda o: "+".join(o))
+def test_same_successor_states_with_options(fmt, options):
+    assert walk(fmt, options, 300, 60_000) == 300
+
+
+PAIRINGS = {2: [("random", "random"), ("greedy", "greedy"), ("greedy", "random")],
+            3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")],
+            4: [("random",) * 4, ("greedy",) * 4, ("greedy", "random", "greedy", "random")]}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("options", [{}, OPTION_SETS[-1]], ids=["default", "all-options"])
+def test_same_whole_rounds(fmt, options):
+    seats = get_format(fmt).seats
+    for bots in PAIRINGS[seats]:
+        for seed in range(8):
+            rnd = 1 + seed % seats
+            want = ref.play_round(fmt, seed, bots, options=options, round=rnd)
+            got = engine.play_round(fmt, seed, bots, options=options, round=rnd)
+            assert got["keys"] == want["keys"], f"seed {seed}: the rounds diverge"
+            assert canon(got["final"]) == canon(want["final"])
+            assert [s["score"] for s in got["seats"]] == [s["total"] for s in want["scores"]]
+            assert got["no_move"] == want["no_move"] == 0 and got["bad"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_same_whole_matches(fmt):
+    """P21: the same rounds (dealt from the round seeds), the same match totals and the same winner."""
+    seats = get_format(fmt).seats
+    for options in ({}, {"sweeps": True}):
+        for seed, bots in enumerate(PAIRINGS[seats] * 2):
+            want = ref.play_match(fmt, seed, bots, options=options)
+            got = engine.play_match(fmt, seed, bots, options=options)
+            assert len(got["rounds"]) == len(want["rounds"]), f"seed {seed}: a different number of rounds"
+            assert got["totals"] == want["totals"] and got["winner"] == want["winner"]
+            for r, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
+                assert [s["score"] for s in g] == [s["total"] for s in w["scores"]], f"seed {seed} round {r + 1}"
+
+
+def test_round_seeds_are_splitmix_outputs():
+    from khasino_sim.kernels.game import round_seed
+    for g in (0, 1, 2**63 + 5, 2**64 - 1):
+        for r in (1, 2, 7):
+            assert int(round_seed(np.uint64(g), r)) == ref.round_seed(g, r)
+
+
+def _rows(fmt, n, bots=0, options=None, single=False):
+    f = with_options(get_format(fmt), options or {})
+    codes = np.full((n, f.seats), bots, dtype=np.int64)
+    if bots == 2:       # greedy v random, alternating seats
+        codes = (np.arange(f.seats)[None, :] + np.arange(n)[:, None]) % 2
+    return f, play_matches(f.rules_array(), np.arange(n, dtype=np.uint64), codes, check=True, single=single)
+
+
+def _seat(rows, s, field):
+    return rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + field]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("bots", [0, 1, 2], ids=["random", "greedy", "greedy-random"])
+def test_invariants_of_random_matches(fmt, bots):
+    """Every round of 1,000 matches: all 52 cards accounted for after every move (`bad`), never a position
+    without a legal move, no scratch overflow, 11 points per round less the tied majorities (C7: a tie scores
+    nobody), and every match ends with one winner who has at least 21 and more than anyone else (P21)."""
+    f, rows = _rows(fmt, 1_000, bots)
+    assert rows[:, L.G_BAD].sum() == 0 and rows[:, L.G_NO_MOVE].sum() == 0 and rows[:, L.G_OVERFLOW].sum() == 0
+    firsts = [s for s in range(f.seats) if f.team_of(s) == s or not f.teams][:f.n_teams]
+    points = sum(_seat(rows, s, L.SEAT_SCORE) for s in firsts)
+    tied = (sum(_seat(rows, s, L.SEAT_MOST_CARDS) for s in firsts) == 0) * 3 + \
+           (sum(_seat(rows, s, L.SEAT_MOST_SPADES) for s in firsts) == 0) * 1
+    assert (points + tied == 11).all()
+    cards = sum(_seat(rows, s, L.SEAT_CARDS) for s in range(f.seats))
+    assert (cards == 52).all()
+    last = rows[rows[:, L.G_MATCH_WINNER] >= 0]
+    assert len(last) == 1_000 and (np.bincount(rows[:, L.G_MATCH]) == np.bincount(last[:, L.G_MATCH]) +
+                                   np.bincount(rows[rows[:, L.G_MATCH_WINNER] < 0, L.G_MATCH],
+                                               minlength=1_000)).all()
+    totals = np.stack([_seat(last, s, L.SEAT_MATCH_TOTAL) for s in firsts], axis=1)
+    win = last[:, L.G_MATCH_WINNER]
+    assert (totals[np.arange(len(last)), win] >= 21).all()
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_invariants_with_every_option(fmt):
+    f, rows = _rows(fmt, 300, 0, OPTION_SETS[-1])
+    assert rows[:, L.G_BAD].sum() == 0 and rows[:, L.G_NO_MOVE].sum() == 0 and rows[:, L.G_OVERFLOW].sum() == 0
+    sweeps = sum(_seat(rows, s, L.SEAT_SWEEPS) for s in range(f.seats))
+    assert sweeps.sum() > 0
+
+
+def test_single_rounds():
+    """`--rounds 1`: each match is one round, won by the highest round score (a tie has no winner)."""
+    f, rows = _rows("cassino", 500, 2, single=True)
+    assert len(rows) == 500 and (rows[:, L.G_ROUND] == 1).all()
+    s0, s1 = _seat(rows, 0, L.SEAT_SCORE), _seat(rows, 1, L.SEAT_SCORE)
+    assert (rows[:, L.G_MATCH_WINNER] == np.where(s0 > s1, 0, np.where(s1 > s0, 1, -1))).all()
+
+
+def test_dealer_rotates_each_round():
+    """P20: round r is dealt by seat (r + n - 2) mod n and led by the seat after it."""
+    for fmt in FORMATS:
+        f, rows = _rows(fmt, 200)
+        r = rows[:, L.G_ROUND]
+        assert (rows[:, L.G_DEALER] == (r + f.seats - 2) % f.seats).all()
+        assert (rows[:, L.G_LEADER] == (rows[:, L.G_DEALER] + 1) % f.seats).all()
+
+
+# ---- JSON state, CLI and simulate -------------------------------------------------------------------------------
+def test_json_state_fields_and_round_trip():
+    s = engine.new_game("cassino-4p", 11, options={"sweeps": True}, round=3, scores=[9, 4, 9, 4])
+    assert s["options"] == {"ace_14": False, "face_values": False, "sweeps": True}
+    assert (s["dealer"], s["round"], s["scores"], s["sweeps"]) == (1, 3, [9, 4, 9, 4], [0, 0, 0, 0])
+    assert s["teams"] == [[0, 2], [1, 3]] and s["to_move"] == 2 and s["deal"] == 1
+    assert len(s["table"]["loose"]) == 4 and [len(h) for h in s["hands"]] == [4] * 4 and len(s["stock"]) == 32
+    assert "promises" not in s and "decision" not in s
+    from khasino_sim.state_json import parse, to_json
+    fmt, st, _ = parse(s)
+    assert canon(to_json(st, fmt)) == canon(s)
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"options": {"sweep": True}}, "unknown rule option 'sweep'"),
+    ({"options": {"sweeps": 1}}, "must be true or false"),
+    ({"teams": [[0, 1], [2, 3]]}, "teams must be"),
+    ({"dealer": 7}, "dealer must be a seat"),
+    ({"scores": [1, 2]}, "scores must hold 4"),
+    ({"deal": 4}, "deal must be 1..3"),
+    ({"scores": [5, 3, 7, 3]}, "partners hold their team's total"),
+])
+def test_bad_json_states_are_one_line(change, message):
+    from khasino_sim.state_json import StateError, parse
+    s = {**engine.new_game("cassino-4p", 2), **change}
+    with pytest.raises(StateError, match=message):
+        parse(s)
+
+
+def test_cli_moves_options_and_bad_input(tmp_path):
+    from click.testing import CliRunner
+    from khasino_sim.cli import main
+    state = engine.new_game("cassino", 5)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(state))
+    r = CliRunner().invoke(main, ["moves", str(path)])
+    assert r.exit_code == 0
+    lines = [json.loads(x) for x in r.output.splitlines()]
+    assert len(lines) == len(engine.legal_moves(state)) and {m["kind"] for m in lines} <= \
+        {"capture", "build", "load", "change", "trail"}
+    r = CliRunner().invoke(main, ["options"])
+    assert r.exit_code == 0 and "face_values" in r.output and "ace_14" in r.output and "sweeps" in r.output
+    path.write_text(json.dumps({**state, "options": {"jokers": True}}))
+    r = CliRunner().invoke(main, ["moves", str(path)])
+    assert r.exit_code == 2 and len(r.output.strip().splitlines()) == 1 and "jokers" in r.output
+    for args, text in ((["--set", "follow_ups=false"], "unknown rule option"), (["--rounds", "2"], "--rounds"),
+                       (["--set", "sweeps=maybe"], "true or false")):
+        r = CliRunner().invoke(main, ["simulate", "--format", "cassino", "--games", "10", "--out",
+                                      str(tmp_path / "x"), *args])
+        assert r.exit_code == 2 and text in r.output and "Traceback" not in r.output
+    r = CliRunner().invoke(main, ["simulate", "--format", "khasino", "--games", "10", "--rounds", "1",
+                                  "--out", str(tmp_path / "y")])
+    assert r.exit_code == 2 and "single games" in r.output
+
+
+def test_simulate_writes_matches_rounds_and_seats(tmp_path):
+    import pandas as pd
+    from khasino_sim.runs import simulate, load
+    out = simulate("cassino-4p", games=600, bots=("greedy", "random"), seed=3, out=tmp_path / "m",
+                   shard_size=250, options={"sweeps": "true"}, workers=2)
+    games = pd.read_parquet(out / "games").sort_values("game")
+    seats = load(out)
+    rounds = load(out, "rounds").sort_values(["game", "round"])
+    assert len(games) == 600 and len(seats) == 2400 and len(rounds) == games.rounds.sum()
+    assert (games.options.astype(str).str.contains('"sweeps": true')).all()
+    last = rounds.groupby("game").tail(1).set_index("game")
+    assert (last.match_winner.values == games.winner.values).all()
+    assert (last.total_0.values == games.score_0.values).all() and (games.score_0 == games.score_2).all()
+    assert (rounds.groupby("game").head(-1).match_winner == -1).all()
+    assert games.sweeps.sum() == sum(rounds[f"sweeps_{s}"].sum() for s in range(4)) > 0
+    # teams swap sides every match (rotation by one seat, C8): greedy plays seats 0+2 in even matches
+    assert (games.bot_0.astype(str) == np.where(games.game % 2 == 0, "greedy", "random")).all()
+    assert (games.bot_0.astype(str) == games.bot_2.astype(str)).all()
+    won = seats[seats.won]
+    assert set(won.groupby("game").seat.apply(lambda x: tuple(sorted(x)))) <= {(0, 2), (1, 3)}
+    again = simulate("cassino-4p", games=600, bots=("greedy", "random"), seed=3, out=tmp_path / "m2",
+                     shard_size=600, options={"sweeps": "true"}, workers=1)
+    assert pd.read_parquet(again / "rounds").sort_values(["game", "round"]).reset_index(drop=True).equals(
+        rounds.reset_index(drop=True))
+    single = simulate("cassino", games=300, bots=("greedy", "random"), out=tmp_path / "r1", rounds=1)
+    g = pd.read_parquet(single / "games")
+    assert (g.rounds == 1).all() and len(pd.read_parquet(single / "rounds")) == 300
+
+
+def _with_build(fmt, value, groups, owner_hand, options=None, promised=None):
+    """A dealt position of `fmt` with one build of seat 0 (its groups' cards and seat 0's hand taken from wherever
+    they were dealt; the hands' sizes kept by swapping cards with the stock)."""
+    s = json.loads(json.dumps(engine.new_game(fmt, 8, options=options)))
+    wanted = [c for g in groups for c in g] + owner_hand
+    pool = s["stock"]
+    for place in s["hands"] + [s["table"]["loose"]]:
+        for c in wanted:
+            if c in place:
+                place.remove(c)
+                place.append(next(x for x in pool if x not in wanted))
+                pool.remove(place[-1])
+                pool.append(c)
+    for c in wanted:
+        pool.remove(c)
+    pool += s["hands"][0][:len(owner_hand)]
+    s["hands"][0] = s["hands"][0][len(owner_hand):] + owner_hand
+    k = len([c for g in groups for c in g])         # the stock keeps its size: k loose cards go into it
+    pool += s["table"]["loose"][:k]
+    s["table"]["loose"] = s["table"]["loose"][k:]
+    s["table"]["builds"] = [{"value": value, "owner": 0, "groups": groups,
+                             **({"promised": promised} if promised is not None else {})}]
+    return s
+
+
+@pytest.mark.parametrize("value, groups, hand, options, message", [
+    (12, [["10S", "2H"]], ["QC"], {"ace_14": True}, "needs face_values"),
+    (14, [["10S", "4H"]], ["QC"], {"ace_14": True}, "holds no card of value 14"),
+    (9, [["5S", "4H"]], ["QC"], None, "holds no card of value 9"),
+])
+def test_build_owners_must_hold_its_card(value, groups, hand, options, message):
+    """P1, P16, P17: a build's owner holds a card that can take it (a face card has no value without
+    face_values; an ace is a 14 only under ace_14); builds of 11-13 need face_values."""
+    from khasino_sim.state_json import StateError, parse
+    parse(_with_build("cassino", 9, [["5S", "4H"]], ["9C"], options))      # the same position, a legal build
+    s = _with_build("cassino", value, groups, hand, options)
+    with pytest.raises(StateError, match=message):
+        parse(s)
+
+
+def test_promised_is_khasino_4p_only():
+    from khasino_sim.state_json import StateError, parse
+    parse(_with_build("cassino-4p", 9, [["5S", "4H"]], ["9C"]))
+    s = _with_build("cassino-4p", 9, [["5S", "4H"]], ["9C"], promised=True)
+    with pytest.raises(StateError, match="no promised builds"):
+        parse(s)
