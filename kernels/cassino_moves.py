@@ -9,16 +9,90 @@ candidate per selection. `movegen.generate` calls it as it calls Khasino's `gen_
 from numba import njit
 
 from .bits import card_value, lowbit_index, popcount
-from .khasino_moves import (
-    prepare_position, offer, offer_trail, gen_groups_onto, gen_captures, keeps_builds, aces_keep, counts_as,
-    ACE_HIGH, ACE_BUILDS,
-)
+from .khasino_moves import offer, offer_trail, offer_selections_stacked
 from .layout import (
     S_HANDS, S_BOWNER, S_BNG, C_HV, C_HVMASK, C_OWNMASK, C_BUILT, C_SUMS, C_SUMS_LOOSE, C_BSTART, C_BEND,
-    C_MAXV, C_LOOSE, C_SINK, C_FOUND, SINK_GREEDY, WS_GBUF,
+    C_MAXV, C_LOOSE, WS_GBUF, WS_SUB, WS_SUBH, CARD_BITS,
     R_UNSUMMED, R_ACE_14, R_TRAIL_OWN_ANY, KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE,
 )
 from .rng import z_loose
+
+
+ACE_HIGH = 14       # Cassino `ace_14` (P17): the value an ace in the hand also counts as
+ACE_BUILDS = (1 << 1) | (1 << ACE_HIGH)     # builds of 1 and of 14: an ace keeps either, not both (P1)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def counts_as(c, w):
+    """1 if playing card c spends a hand card of value w: its own value, and for an ace also 14 (P17; a value
+    only Cassino's `ace_14` has)."""
+    cv = card_value(c)
+    return 1 if cv == w or (w == ACE_HIGH and cv == 1) else 0
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def aces_keep(ws, c, owns):
+    """P1 under `ace_14`: a player who owns the builds of 1 and of 14 after playing card c (`owns`: bit v for
+    each build he then owns) holds two aces."""
+    return owns & ACE_BUILDS != ACE_BUILDS or ws[C_HV + 1] - counts_as(c, 1) >= 2
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def keeps_builds(ws, c, exempt):
+    """P1 in Cassino (C6): after playing card c the mover still holds a card of the value of each build he owns,
+    a different card for each, except the build of value `exempt` (the one the move captures or raises; -1:
+    none)."""
+    m = ws[C_OWNMASK]
+    if m == 0:                      # the usual case: no build to keep
+        return True
+    if exempt >= 0:
+        m &= ~(1 << exempt)
+    if not aces_keep(ws, c, m):
+        return False
+    while m:
+        b = m & -m
+        m ^= b
+        w = lowbit_index(b)
+        if ws[C_HV + w] - counts_as(c, w) < 1:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def captures_as(ws, p, c, v):
+    """C3 (Khasino's `gen_captures` without piles): card c, counting v, takes a non-empty set of disjoint units:
+    the build of value v (any owner) and loose groups summing to v (P3: any such set).
+
+    Cassino's selections go through the general, non-inlined `offer_selections_stacked` (its buckets are small
+    and have no pile cards): a second inlined copy of Khasino's small-bucket fast path would add about a
+    minute to every cold compile for no measurable gain."""
+    built = (ws[C_BUILT] >> v) & 1
+    owned = (ws[C_OWNMASK] >> v) & 1
+    for bcap in range(2):
+        if bcap == 1 and not built:
+            break
+        target = v if bcap else 0
+        if not keeps_builds(ws, c, v if (bcap and owned) else -1):
+            continue
+        if bcap:
+            offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
+        offer_selections_stacked(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0, bcap == 0)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def groups_onto(ws, p, c, kind, value):
+    """P18 builds and adds of value `value` (Khasino's `gen_groups_onto`, through the non-inlined selection
+    path): the played card's group (alone when its value is `value`) plus any disjoint extra loose groups; a new
+    build holds a loose card."""
+    need = value - card_value(c)
+    if need == 0:
+        s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
+    else:
+        s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
+    for si in range(s_lo, s_hi):
+        smask = ws[WS_SUB + si] & CARD_BITS
+        offer_selections_stacked(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
+                                 kind == KIND_BUILD)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -83,7 +157,7 @@ def gen_hand_cassino(st, rules, p, ws, captures, others):
         v = cv
         while captures:             # P17: an ace captures as 1, then as 14
             if ws[C_BEND + v] > ws[C_BSTART + v] or (built >> v) & 1:
-                gen_captures(ws, p, c, v)
+                captures_as(ws, p, c, v)
             if v != 1 or not ace14:
                 break
             v = ACE_HIGH
@@ -107,7 +181,7 @@ def gen_hand_cassino(st, rules, p, ws, captures, others):
                 hb = todo & -todo
                 todo ^= hb
                 v = lowbit_index(hb)
-                gen_groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, v)
+                groups_onto(ws, p, c, KIND_LOAD if hb & built else KIND_BUILD, v)
         if built:
             gen_raises(st, ws, p, c, free)
         if free and not no_trail:

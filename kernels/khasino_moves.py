@@ -138,42 +138,16 @@ def prepare_position(st, rules, p, ws):
     prepare_items(st, rules, p, ws, pile_values, one_group_values)
 
 
-ACE_HIGH = 14       # Cassino `ace_14` (P17): the value an ace in the hand also counts as
-ACE_BUILDS = (1 << 1) | (1 << ACE_HIGH)     # builds of 1 and of 14: an ace keeps either, not both (P1)
-
-
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def counts_as(c, w):
-    """1 if playing card c spends a hand card of value w: its own value, and for an ace also 14 (P17; a value
-    only Cassino's `ace_14` has)."""
-    cv = card_value(c)
-    return 1 if cv == w or (w == ACE_HIGH and cv == 1) else 0
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def aces_keep(ws, c, owns):
-    """P1 under `ace_14`: a player who owns the builds of 1 and of 14 after playing card c (`owns`: bit v for
-    each build he then owns) holds two aces (always true without `ace_14`: no build of 14 exists)."""
-    return owns & ACE_BUILDS != ACE_BUILDS or ws[C_HV + 1] - counts_as(c, 1) >= 2
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def keeps_builds(ws, c, exempt):
-    """P1 (Khasino K5–K7, Cassino C6): after playing card c the mover still holds a card of the value of each
-    build he owns, a different card for each, except the build of value `exempt` (the one the move captures,
-    or in Cassino raises; -1: none)."""
+def keeps_commitments(ws, cv, exempt):
+    """P1: after playing a card of value cv, the mover still holds a card of each owned build's value (Cassino,
+    whose aces may also count 14, has its own `keeps_builds`)."""
     m = ws[C_OWNMASK]
-    if m == 0:                      # the usual case: no build to keep
-        return True
-    if exempt >= 0:
-        m &= ~(1 << exempt)
-    if not aces_keep(ws, c, m):
-        return False
     while m:
         b = m & -m
         m ^= b
         w = lowbit_index(b)
-        if ws[C_HV + w] - counts_as(c, w) < 1:
+        if w != exempt and ws[C_HV + w] - (1 if cv == w else 0) < 1:
             return False
     return True
 
@@ -461,15 +435,15 @@ def offer_selections(ws, p, kind, c, value, target, taken, extra, xhash, need_lo
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def gen_captures(ws, p, c, v):
-    """K4, C3: card c, counting v, takes a non-empty set of disjoint units: the build of value v (any owner)
-    and groups of loose (and in Khasino exposed pile, K8) cards summing to v (P3: any such set)."""
+    """K4: card c, of value v, takes a non-empty set of disjoint units (its build, groups of loose/pile cards;
+    P3: any such set)."""
     built = (ws[C_BUILT] >> v) & 1
     owned = (ws[C_OWNMASK] >> v) & 1
     for bcap in range(2):
         if bcap == 1 and not built:
             break
         target = v if bcap else 0
-        if not keeps_builds(ws, c, v if (bcap and owned) else -1):
+        if not keeps_commitments(ws, v, v if (bcap and owned) else -1):
             continue
         if bcap:
             offer(ws, p, KIND_CAPTURE, c, v, target, 0, 0, 0)
@@ -544,7 +518,7 @@ def gen_hand(st, rules, p, ws, captures, others):
             gen_captures(ws, p, c, cv)
         if not others:
             continue
-        if not keeps_builds(ws, c, -1):
+        if not keeps_commitments(ws, cv, -1):
             continue              # P1: the last card of an owned build's value only captures that build
         # K5/K6: build or load only a value the player still holds after playing c, and only where a group
         # can be made: the played card alone (v == cv) or with a subset of sum v - cv; a new build also

@@ -739,10 +739,10 @@ def _check_round(fmt, seed, bots, options, deep=False):
 
 @pytest.mark.parametrize("fmt", list(SEATS))
 def test_whole_rounds(fmt):
-    """200 random rounds per format (plus greedy): every card accounted for, 11 points per round without
+    """100 random rounds per format (plus greedy): every card accounted for, 11 points per round without
     sweeps less the tied majorities, never a position without a legal move."""
     n = SEATS[fmt]
-    for seed in range(200):
+    for seed in range(100):
         bots = ["random"] * n if seed % 4 else ["greedy"] + ["random"] * (n - 1)
         res = R.play_round(fmt, seed, bots)
         assert res["no_move"] == 0
@@ -971,6 +971,9 @@ def _random_position(rng, fmt, options, aces=False):
     return position(fmt, hands, loose, builds, to_move=to_move, options=options)
 
 
+BRUTE_POSITIONS = 150       # random small positions per option set (the core runs the same ones)
+
+
 @pytest.mark.parametrize("options", [{}, {"ace_14": True}, {"face_values": True}, {"sweeps": True},
                                      {"ace_14": True, "face_values": True, "sweeps": True}])
 def test_against_brute_force(options):
@@ -978,7 +981,7 @@ def test_against_brute_force(options):
     every arrangement of loose cards, written straight from RULES.md; keys are H(after) ^ H(before)."""
     rng = random.Random(json.dumps(options, sort_keys=True))
     checked, kinds = 0, set()
-    for i in range(250):
+    for i in range(BRUTE_POSITIONS):
         fmt = list(SEATS)[i % 3]
         s = _random_position(rng, fmt, options)
         moves = ENGINE.legal_moves(s)
@@ -998,7 +1001,7 @@ def test_against_brute_force_aces(options):
     and a build of 14 of one owner need two of his aces after the move)."""
     rng = random.Random("aces" + json.dumps(options, sort_keys=True))
     both_before = both_after = 0
-    for i in range(250):
+    for i in range(BRUTE_POSITIONS):
         fmt = list(SEATS)[i % 3]
         s = _random_position(rng, fmt, options, aces=True)
         p = s["to_move"]
