@@ -971,7 +971,7 @@ def _random_position(rng, fmt, options, aces=False):
     return position(fmt, hands, loose, builds, to_move=to_move, options=options)
 
 
-BRUTE_POSITIONS = 150       # random small positions per option set (the core runs the same ones)
+BRUTE_POSITIONS = 250       # random small positions per option set (the core runs the same ones)
 
 
 @pytest.mark.parametrize("options", [{}, {"ace_14": True}, {"face_values": True}, {"sweeps": True},
