@@ -15,7 +15,7 @@ from .layout import (
     G_ROUND, G_DEALER, G_MATCH_WINNER, G_MATCH, SEAT_MATCH_TOTAL, SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_SCORE,
     S_DEALER, S_ROUND, S_SCORES, S_SWEEPS, R_SWEEPS, R_MATCH_TARGET, R_TEAM, R_NEXT, R_CARD_POINTS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
-    SEAT_TRAILS, SEAT_FOLLOWUPS,
+    SEAT_TRAILS, SEAT_FOLLOWUPS, R_FAMILY, FAMILY_KASINO,
 )
 from .movegen import new_workspace
 from .bits import TEN_DIAMONDS, TWO_SPADES
@@ -337,9 +337,12 @@ def _play_matches(rules, seeds, bots, rows, check, ws, single, first):
 
 
 def play_matches(rules, seeds, bots, check=False, ws=None, single=False):
-    """Play len(seeds) Cassino matches (C7, P21; with `single`, one round each); bots is (n_matches, n_seats)
-    bot ids. Returns the statistics rows, one per round, match by match (G_MATCH: the match's index in
+    """Play len(seeds) Cassino matches (C7, P21; Kasino's, N7; with `single`, one round each); bots is
+    (n_matches, n_seats) bot ids. Returns the statistics rows, one per round, match by match (G_MATCH: the match's index in
     `seeds`, G_ROUND its round; G_MATCH_WINNER is set on a match's last round)."""
+    if rules[R_FAMILY] == FAMILY_KASINO:    # N7: fixed-length matches, compiled apart (kernels/kasino_game.py)
+        from .kasino_game import play_kasino_matches
+        return play_kasino_matches(rules, seeds, bots, check, ws, nrounds=1 if single else None)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     ws = new_workspace() if ws is None else ws

@@ -30,7 +30,7 @@ from .layout import (
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMAX, C_PFORBID, C_CTL, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP,
     WS_PIDX, PIDX_STRIDE,
-    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4,
+    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4, C_KVAL, C_KITEMH,
 )
 from .rng import z_pile, z_loose
 
@@ -517,3 +517,47 @@ def prepare_items(st, rules, p, ws, held, top_held):
         ws[cur] = k + 1
         ws[WS_SUB + k] = x
         ws[WS_SUBH + k] = ws[WS_RAWH + e]
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def item_subsets(ws, n, maxv):
+    """Every subset of the items 0..n-1 (values at ws[C_KVAL + i], key terms at ws[C_KITEMH + i]) with sum at
+    most maxv, bucketed by sum as `prepare_items` does (bucket s: WS_SUB[C_BSTART+s : C_BEND+s], packed words
+    item mask | sum << VALUE_SHIFT, hash terms in WS_SUBH). Items stand for cards of any deck (Kasino's double
+    deck: one item per copy on the table). Sets C_OVERFLOW past MAX_SUBSETS."""
+    for s in range(maxv + 2):
+        ws[C_BSTART + s] = 0
+    ws[WS_RAW] = 0
+    ws[WS_RAWH] = 0
+    ws[C_BSTART + 1] = 1
+    cnt = 1
+    for i in range(n):
+        w = ws[C_KVAL + i]
+        add = (1 << i) | (w << VALUE_SHIFT)
+        hb = np.uint64(ws[C_KITEMH + i])
+        top = cnt
+        for e in range(top):
+            x = ws[WS_RAW + e]
+            s = (x >> VALUE_SHIFT) + w
+            if s > maxv:
+                continue
+            if cnt >= MAX_SUBSETS:
+                ws[C_OVERFLOW] = 1
+                break
+            ws[WS_RAW + cnt] = x + add
+            ws[WS_RAWH + cnt] = np.int64(np.uint64(ws[WS_RAWH + e]) ^ hb)
+            ws[C_BSTART + s + 1] += 1
+            cnt += 1
+    start = 0
+    for s in range(maxv + 1):
+        start += ws[C_BSTART + s]
+        ws[C_BSTART + s] = start
+        ws[C_BEND + s] = start
+    for e in range(cnt):
+        x = ws[WS_RAW + e]
+        cur = C_BEND + (x >> VALUE_SHIFT)
+        k = ws[cur]
+        ws[cur] = k + 1
+        ws[WS_SUB + k] = x
+        ws[WS_SUBH + k] = ws[WS_RAWH + e]
+    ws[C_NSUB] = cnt

@@ -35,7 +35,13 @@ S_DEALER = S_PROMISES + MAX_SEATS   # the seat that dealt: the seat after it lea
 S_ROUND = S_DEALER + 1              # Cassino (C7, P21): the round of the match, 1-based
 S_SWEEPS = S_ROUND + 1              # Cassino `sweeps` (C1): per seat, sweeps made this round
 S_SCORES = S_SWEEPS + MAX_SEATS     # Cassino (C7): per seat, match totals before this round (a team's in 4p)
-STATE_SIZE = S_SCORES + MAX_SEATS
+# Kasino (N1-N7; the double deck's card sets are two words, `lo` every card present, `hi` those present twice):
+# hands and the table use S_HANDS + 2*seat (+1) and S_LOOSE/S_LOOSE_HI; a pile is the multiset at
+# S_PILE + seat*MAX_PILE (+1), its card count at S_PLEN + seat; S_LAST_MOVER is `last_player` (N4)
+S_TABBE = S_SCORES + MAX_SEATS      # Kasino (N4): per seat, this round's tabbe plus at S_TABBE + 2*seat, minus at +1
+S_ASIDE = S_TABBE + 2 * MAX_SEATS   # Kasino (N5): the face cards set aside this round (lo, hi)
+S_ROUNDS = S_ASIDE + 2              # Kasino (N7): the match length in rounds
+STATE_SIZE = S_ROUNDS + 1
 
 # ---- ruleset record ------------------------------------------------------------------------------------------
 R_SEATS = 0             # number of seats
@@ -69,8 +75,10 @@ R_LOAD_OWNS = R_ACE_14 + 1      # C4: an add (load) makes the adder the build's 
 R_TRAIL_OWN_ANY = R_LOAD_OWNS + 1   # C6: no trail while owning a build, in any deal
 R_SWEEPS = R_TRAIL_OWN_ANY + 1  # C1 `sweeps`: a capture that clears the table scores 1
 R_MATCH_TARGET = R_SWEEPS + 1   # C7/P21: match totals needed to win (21); 0: no matches
-RULES_SIZE = R_MATCH_TARGET + 1
-FAMILY_KHASINO, FAMILY_CASSINO = 0, 1
+R_LATER_HAND = R_MATCH_TARGET + 1  # Kasino (N1): cards each at every deal after the first (4)
+R_MATCH_ROUNDS = R_LATER_HAND + 1   # Kasino (N7): rounds of a match (a multiple of the seats)
+RULES_SIZE = R_MATCH_ROUNDS + 1
+FAMILY_KHASINO, FAMILY_CASSINO, FAMILY_KASINO = 0, 1, 2
 
 # ---- move records ----------------------------------------------------------------------------------------------
 # A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
@@ -92,6 +100,8 @@ M_SPADES = 10
 M_TABLE_POINTS = 11
 M_PILE_USED = 12        # opponent pile cards the move uses
 M_OWNER = 13            # build: the new build's owner (the mover, or his partner for a P14 rebuild)
+# Kasino records: M_USED and M_PILE_USED hold the captured multiset (lo, hi words), M_TARGET the tabbe plus
+M_TAKEN_LO, M_TAKEN_HI, M_TABBE = M_USED, M_PILE_USED, M_TARGET
 M_GROUPS = 16
 MAX_MOVE_GROUPS = 64    # groups of one move; bound in docs/ENGINE.md ("Scratch bounds"): at most 53
 M_FGROUPS = M_GROUPS + MAX_MOVE_GROUPS
@@ -123,12 +133,13 @@ G_SEAT0 = 12            # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
  SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
  SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_STAY_OFFERS, SEAT_STAYS,
- SEAT_SWEEPS, SEAT_MATCH_TOTAL) = range(22)
-SEAT_FIELDS = 22
+ SEAT_SWEEPS, SEAT_MATCH_TOTAL, SEAT_CARD_POINTS, SEAT_LAST_POINT, SEAT_TABBES, SEAT_TABBE_PLUS,
+ SEAT_TABBE_MINUS) = range(27)
+SEAT_FIELDS = 27
 SEAT_FIELD_NAMES = ("score", "cards", "spades", "aces", "two_spades", "ten_diamonds", "most_cards",
                     "most_spades", "captures", "builds", "loads", "changes", "builds_captured",
                     "pile_cards_taken", "trails", "followups", "team", "team_score", "stay_offers", "stays",
-                    "sweeps", "match_total")
+                    "sweeps", "match_total", "card_points", "last_point", "tabbes", "tabbe_plus", "tabbe_minus")
 STATS_SIZE = G_SEAT0 + MAX_SEATS * SEAT_FIELDS
 
 # ---- decisions that are not card plays (4p, P11/P15): option keys Z(7, kind, option, 0), docs/ENGINE.md ----
@@ -221,7 +232,17 @@ C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card gr
 C_LOADKEY = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE  # per build value: the key terms of its owner's change when
                                      # the mover adds to it (Cassino, C4: z_build(v, owner) ^ z_build(v, mover)); 0
 C_SWEEPS_ON = C_LOADKEY + MAX_VALUE + 1   # copy of R_SWEEPS (greedy: a sweep's point, C1)
-CTX_SIZE = C_SWEEPS_ON + 1
+# Kasino (kernels/kasino_moves.py): the table cards as items 0..n-1, card index ascending, a card's second copy
+# right after its first (at most 18 in reachable play, docs/ENGINE.md "Scratch bounds"; CARD_BITS items at most)
+MAX_ITEMS = 52
+C_KN = C_SWEEPS_ON + 1               # number of items
+C_KVAL = C_KN + 1                    # table value of item i (A 1, J 11, Q 12, K 13) at C_KVAL + i
+C_KBIT = C_KVAL + MAX_ITEMS          # card bit (1 << card index) of item i
+C_KITEMH = C_KBIT + MAX_ITEMS        # key term of item i: Z(2, 0, card + 52 * copy, 0) (uint64 bits)
+C_KPTS = C_KITEMH + MAX_ITEMS        # card points of item i (N6)
+C_KSECOND = C_KPTS + MAX_ITEMS       # mask of the items that are a card's second copy
+C_KACES = C_KSECOND + 1              # mask of the items that are aces
+CTX_SIZE = C_KACES + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)

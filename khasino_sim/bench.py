@@ -196,10 +196,13 @@ def core_rate(fmt, bots, games, repeats):
 
 def ref_rate(fmt, bots, games):
     """Seconds for the reference engine to play seeds 0..games-1 (one pass; it has nothing to compile)."""
-    from . import reference as ref, reference_cassino as ref_cassino
+    from . import reference as ref, reference_cassino as ref_cassino, reference_kasino as ref_kasino
     from .formats import get_format
     t = _clock()
-    if get_format(fmt).match_target:    # Cassino: the same single rounds as the core's (round 1 of each seed)
+    if get_format(fmt).family == "kasino":     # single rounds: round 1 of the match of each seed (N7)
+        for seed in range(games):
+            ref_kasino.play_round(fmt, ref_kasino.round_seed(seed, 1), bots)
+    elif get_format(fmt).match_target:    # Cassino: the same single rounds as the core's (round 1 of each seed)
         for seed in range(games):
             ref_cassino.play_round(fmt, ref_cassino.round_seed(seed, 1), bots)
     else:

@@ -80,7 +80,12 @@ def render(state):
     fmt = get_format(state["format"])
     lines = []
     head = f"{fmt.name} · deal {state['deal']} of {fmt.deals}"
-    if "round" in state:        # Cassino (C7, P20)
+    if fmt.family == "kasino":  # N1-N7
+        tabbe = [p + m for p, m in state["tabbe"]]
+        head = (f"{fmt.name} · round {state['round']} of {state['rounds']}, dealt by seat {state['dealer']} · match "
+                f"totals {state['scores']}" + (f" · tabbe {tabbe}" if any(p or m for p, m in state["tabbe"]) else "")
+                + f" · deal {state['deal']} of {fmt.deals}")
+    elif "round" in state:      # Cassino (C7, P20)
         on = [k for k, v in state.get("options", {}).items() if v]
         head = (f"{fmt.name}{' (' + ', '.join(on) + ')' if on else ''} · round {state['round']}, dealt by seat "
                 f"{state['dealer']} · match totals {state['scores']}"
@@ -104,6 +109,8 @@ def render(state):
         kind = "simple" if len(b["groups"]) == 1 else "compound"
         groups = " ".join("[" + " ".join(g) + "]" for g in b["groups"])
         lines.append(f"          build {b['value']:>2} ({kind}, seat {b['owner']}): {groups}")
+    if state.get("set_aside"):
+        lines.append(f"  aside   [{_cards(state['set_aside'])}]")
     lines.append(f"  stock   {len(state['stock'])} card(s)")
     if state.get("to_move") is None:
         from .engine import scores
@@ -155,7 +162,7 @@ def play(fmt_name, seed, bots, as_json):
     from .engine import new_game, legal_moves, play_game, play_round, scores
     fmt = _format(fmt_name)
     names = _bots(bots, fmt)
-    game = (play_round if fmt.match_target else play_game)(fmt.name, seed, names)
+    game = (play_round if fmt.matches else play_game)(fmt.name, seed, names)
     state = new_game(fmt.name, seed)
     for key in game["keys"]:
         click.echo(json.dumps(state) if as_json else render(state))
@@ -201,8 +208,8 @@ def _settings(pairs):
 @click.option("--series", default=1, show_default=True, type=int, metavar="K",
               help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
 @click.option("--rounds", default=0, type=int, metavar="1",
-              help="Cassino: --rounds 1 plays single rounds [default: matches to 21, one row per match and a "
-              "rounds table with one row per round].")
+              help="Cassino, Kasino: --rounds 1 plays single rounds [default: whole matches (Cassino to 21, "
+              "Kasino `match_rounds` rounds), one row per match and a rounds table with one row per round].")
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
              quiet, series, rounds):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset

@@ -16,6 +16,7 @@ from khasino_sim.kernels.state import (
     apply_move, apply_stay, advance, init_state, shuffle_deck, stay_partner, trail_fallback, position_hash,
 )
 from khasino_sim.kernels.rng import zterm
+from . import kasino_engine
 from .formats import get_format
 from .state_json import StateError, from_json, parse, to_json, k10_order, _seat  # noqa: F401 (re-exported)
 
@@ -52,8 +53,11 @@ class Move:
     key: int
     result: dict
     seat: int = None
-    features: tuple = None      # greedy features (points, cards, spades, table_points), docs/ENGINE.md "Bots"
+    features: tuple = None      # greedy features (points, cards, spades, table_points), docs/ENGINE.md "Bots";
+                                # Kasino: (points, tabbe)
     _after: tuple = field(default=None, repr=False, compare=False)     # (format, state vector right after)
+    captured: tuple = None      # Kasino: the cards taken (card-index order; a card may appear twice)
+    tabbe: int = None           # Kasino: the taker's tabbe plus (0, 5 or 10; N4)
 
     @property
     def after(self):
@@ -81,6 +85,9 @@ class Move:
         out = {"card": self.card, "kind": self.kind} if self.card is not None else {"kind": self.kind}
         if self.seat is not None:
             out["seat"] = self.seat
+        if self.captured is not None:
+            out["captured"] = list(self.captured)
+            out["tabbe"] = self.tabbe
         return {**out, "text": self.text, "result": self.result}
 
 
@@ -103,13 +110,16 @@ def _format(fmt_name, options=None):
     return fmt
 
 
-def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, scores=None):
+def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, scores=None, rounds=None):
     """The state before the first move: dealt from `seed` (docs/ENGINE.md), or from an explicit deck order
     (a list of cards, top first) so a test can script exact hands; seat `leader` plays first.
 
     Cassino (P20): the position of round `round` dealt from the round seed `seed`, with the rule `options`
-    and the match totals `scores` before it; the seat after the round's dealer leads (`leader` unused)."""
+    and the match totals `scores` before it; the seat after the round's dealer leads (`leader` unused).
+    Kasino (P22): likewise, with the match length `rounds` (default: the format's); `deck` holds 104 cards."""
     fmt = _format(fmt_name, options)
+    if fmt.family == "kasino":
+        return kasino_engine.new_round(fmt, seed, deck, round, scores, rounds)
     if fmt.family == "cassino":
         return _new_round(fmt, seed, deck, round, scores)
     _leader(fmt, leader)
@@ -321,6 +331,9 @@ def iter_moves(state):
     rules = fmt.rules_array()
     if st[L.S_OVER]:
         return
+    if fmt.family == "kasino":
+        yield from kasino_engine.iter_moves(fmt, st, _workspace("list"), LIST_RECORDS, Move)
+        return
     if decision is not None:
         yield from _decision_moves(fmt, st, rules, decision)
         return
@@ -376,6 +389,8 @@ def count_moves(state):
         return 0
     if decision is not None:
         return 2
+    if fmt.family == "kasino":
+        return kasino_engine.count_keys(st, fmt, _workspace("keys"), LIST_KEYS)
     p = int(st[L.S_TO_MOVE])
     ws = _workspace("keys")
     seen = None
@@ -417,6 +432,9 @@ def bot_move(state, bot, draw_seed):
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
+    if fmt.family == "kasino":
+        key = kasino_engine.bot_key(fmt, st, bot_id(bot), ws, stream)
+        return next(mv for mv in iter_moves(state) if mv.key == key)
     if decision is not None:
         kind = L.DECIDE_LEAD if decision["kind"] == "lead" else L.DECIDE_STAY
         key = decision_key(kind, int(decide_option(bot_id(bot), kind, stream)))
@@ -436,8 +454,11 @@ def position_key(state):
 
 
 def scores(state):
-    """Per-seat K13 scoring of a state's piles (final once the game is over): list of dicts."""
+    """Per-seat K13 scoring of a state's piles (final once the game is over): list of dicts. Kasino (P26): each
+    seat's card points, last point, tabbe plus and minus, round score and its pair's."""
     fmt, st = from_json(state)
+    if fmt.family == "kasino":
+        return kasino_engine.seat_scores(st, fmt)
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
     from khasino_sim.kernels.state import score
     score(st, fmt.rules_array(), row)
@@ -449,6 +470,9 @@ def winner(state):
     """The winner of a finished state: the winning seat (K13, or P9's tie-breaks in 3p), the winning team
     (0 = AB, 1 = CD) in 4p; -1 on a tie."""
     fmt, st = from_json(state)
+    if fmt.family == "kasino":     # N7 in one round: the lowest round score (a pair's in 4p/6p)
+        from khasino_sim.kernels.kasino_state import score_kasino
+        return int(score_kasino(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
     from khasino_sim.kernels.state import score
     return int(score(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
 
@@ -497,6 +521,9 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
     bots = np.asarray(bots)
     if bots.dtype.kind in "US":
         bots = np.vectorize(bot_id)(bots)
+    if fmt.family == "kasino":  # single rounds: round 1 of the match with that seed (N7)
+        from khasino_sim.kernels.kasino_game import play_kasino_matches
+        return play_kasino_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, nrounds=1)
     if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
         from khasino_sim.kernels.game import play_matches
         return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
@@ -510,12 +537,18 @@ def _bot_ids(fmt, bots):
     return ids
 
 
-def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=True):
+def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=True, rounds=None):
     """Cassino: play one round in the core, dealt from the round seed `seed` (P20), with the match totals
     `scores` before it. Returns {"keys", "seats", "winner", "turns", "no_move", "bad", "final"}; `winner` is the
     round's (the highest round score; -1 on a tie)."""
     from khasino_sim.kernels.game import play_dealt_round
     fmt = _format(fmt_name, options)
+    if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team, `rounds` the match length
+        out = kasino_engine.play_round(fmt, seed, _bot_ids(fmt, bots), round, rounds, scores, _workspace(), check,
+                                       seat_stats)
+        if out["overflow"]:
+            raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
+        return out
     rules = fmt.rules_array()
     prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
     for s, total in enumerate(scores or [0] * fmt.seats):
@@ -532,12 +565,14 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
             "bad": int(row[L.G_BAD]), "final": to_json(st, fmt)}
 
 
-def play_match(fmt_name, seed, bots, options=None, check=True):
+def play_match(fmt_name, seed, bots, options=None, check=True, rounds=None):
     """Cassino: play one match to 21 (C7, P21) in the core from the match seed `seed` (round r dealt from
     `round_seed(seed, r)`). Returns {"rounds": per-round seat statistics (match totals after each round in
     `match_total`), "totals", "winner" (the winning seat; the team, 0 = seats 0+2, in cassino-4p)}."""
     from khasino_sim.kernels.game import play_matches
     fmt = _format(fmt_name, options)
+    if fmt.family == "kasino":      # N7: `rounds` rounds (default the format's), the lowest total wins
+        return kasino_engine.play_match(fmt, seed, _bot_ids(fmt, bots), rounds, check, seat_stats)
     rows = play_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), _bot_ids(fmt, bots)[None, :], check)
     rounds = [seat_stats(r, fmt.seats) for r in rows]
     return {"rounds": rounds, "totals": [s["match_total"] for s in rounds[-1]],

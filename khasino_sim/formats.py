@@ -51,6 +51,8 @@ class Format:
     load_owns: bool = False                 # C4: an add (load) makes the adder the owner
     no_trail_own_build: bool = False        # C6: no trail while owning a build, in any deal
     match_target: int = 0                   # C7/P21: matches are played to this many points (0: single games)
+    later_hand: int = 4                     # N1 (Kasino): cards each at every deal after the first
+    match_rounds: int = 0                   # N7 (Kasino): rounds per match, a multiple of the seats (0: none)
 
     def __post_init__(self):
         if self.family == "cassino":        # P17: the highest build value follows the options
@@ -58,13 +60,21 @@ class Format:
 
     @property
     def total_points(self):
-        """Points of one game (round), sweeps left out."""
+        """Points of one game (round), sweeps left out (Kasino: the double deck's card points and the last
+        capturer's point, N6)."""
+        if self.family == "kasino":
+            return 2 * sum(self.card_points.values()) + 1
         return sum(self.card_points.values()) + self.most_cards + self.most_spades
 
     @property
     def options(self):
         """The rule options of this format's family (`--set NAME=VALUE`): name -> (type, meaning)."""
-        return CASSINO_OPTIONS if self.family == "cassino" else OPTIONS
+        return {"cassino": CASSINO_OPTIONS, "kasino": KASINO_OPTIONS}.get(self.family, OPTIONS)
+
+    @property
+    def matches(self):
+        """Whether games of this format are matches of rounds (Cassino to 21, C7; Kasino's fixed rounds, N7)."""
+        return bool(self.match_target or self.match_rounds)
 
     def rules_array(self):
         """The int64 ruleset record the kernels read (layout R_*)."""
@@ -102,7 +112,7 @@ class Format:
                 others = [t for t in team if t != s]
                 r[L.R_PARTNER + s] = others[0] if len(others) == 1 else -1
         r[L.R_LEAD_CHOICE] = self.lead_choice
-        r[L.R_FAMILY] = L.FAMILY_CASSINO if self.family == "cassino" else L.FAMILY_KHASINO
+        r[L.R_FAMILY] = {"cassino": L.FAMILY_CASSINO, "kasino": L.FAMILY_KASINO}.get(self.family, L.FAMILY_KHASINO)
         if self.family == "cassino" and not self.face_values:
             r[L.R_UNSUMMED] = sum(1 << (4 * rank + suit) for rank in (10, 11, 12) for suit in range(4))
         r[L.R_ACE_14] = self.ace_14
@@ -110,6 +120,8 @@ class Format:
         r[L.R_TRAIL_OWN_ANY] = self.no_trail_own_build
         r[L.R_SWEEPS] = self.sweeps
         r[L.R_MATCH_TARGET] = self.match_target
+        r[L.R_LATER_HAND] = self.later_hand
+        r[L.R_MATCH_ROUNDS] = self.match_rounds
         return r
 
     def team_of(self, s):
@@ -137,7 +149,8 @@ class Format:
 
 
 _LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_choice", "family", "partner_rules",
-                 "face_values", "ace_14", "sweeps", "load_owns", "no_trail_own_build", "match_target")
+                 "face_values", "ace_14", "sweeps", "load_owns", "no_trail_own_build", "match_target",
+                 "later_hand", "match_rounds")
 
 
 # Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
@@ -154,6 +167,9 @@ CASSINO_OPTIONS = {
     "face_values": (bool, "C1/P16: J 11, Q 12, K 13 count as numbers (builds reach 13)"),
     "ace_14": (bool, "C1/P17: an ace played from the hand may capture as 1 or 14"),
     "sweeps": (bool, "C1: 1 point per capture that clears the table"),
+}
+KASINO_OPTIONS = {
+    "match_rounds": (int, "N7: rounds per match, a positive multiple of the number of seats"),
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -184,6 +200,9 @@ def with_options(fmt, settings):
                 raise ValueError(f"option {name} takes an integer, not {raw!r}") from None
             if value < 0 or (name == "change_mode" and value > 1):
                 raise ValueError(f"option {name} cannot be {value}")
+            if name == "match_rounds" and (value < 1 or value % fmt.seats):
+                raise ValueError(f"option match_rounds must be a positive multiple of {fmt.seats} (N7), "
+                                 f"not {value}")
         changes[name] = value
     return replace(fmt, **changes)
 
@@ -253,6 +272,27 @@ register(Format(
     description="4 players, partners 0+2 v 1+3, 52 cards: 4 each and 4 to the table, then 4 each; "
     "partners pool their cards; matches to 21", **_CASSINO,
 ))
+
+
+# N6: 10D 3, 2S 2, AS 2, the other aces 1, the other spades 1 (42 in the double deck)
+KASINO_POINTS = {"10D": 3, "2S": 2, "AS": 2, "AH": 1, "AD": 1, "AC": 1,
+                 **{f"{r}S": 1 for r in ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")}}
+_KASINO = dict(seed="003 Norwegian misère Kasino (omvendt kasino), double deck", family="kasino", deck=104,
+               trail_restricted=False, no_trail_own_build_first_deal=False, change_mode=0, follow_ups=False,
+               opponent_piles=False, max_build_value=14, most_cards=0, most_spades=0, split_ties=False,
+               partner_rules=False)
+for _name, _seats, _hand, _table, _deals, _teams, _text in (
+        ("kasino-2p", 2, 6, 4, 12, (), "2 players: 6 each and 4 to the table, then 4 each"),
+        ("kasino-2p-alt", 2, 5, 6, 12, (), "2 players: 5 each and 6 to the table, then 4 each"),
+        ("kasino-3p", 3, 5, 5, 8, (), "3 players: 5 each and 5 to the table, then 4 each"),
+        ("kasino-4p", 4, 5, 4, 6, ((0, 2), (1, 3)), "4 players in pairs 0+2 v 1+3: 5 each and 4 to the table"),
+        ("kasino-5p", 5, 4, 4, 5, (), "5 players: 4 each and 4 to the table, then 4 each"),
+        ("kasino-6p", 6, 5, 2, 4, ((0, 3), (1, 4), (2, 5)), "6 players in three pairs 0+3, 1+4, 2+5: 5 each "
+                                                            "and 2 to the table")):
+    register(Format(name=_name, seats=_seats, hand=_hand, table_init=_table, deals=_deals, teams=_teams,
+                    match_rounds=_seats, card_points=dict(KASINO_POINTS),
+                    description=f"misère, 104 cards, {_text}; compulsory maximal capture and tabbe; "
+                                f"lowest total wins", **_KASINO))
 
 
 def get_format(name):

@@ -89,8 +89,9 @@ class RunSpec:
         return d
 
     def matches(self):
-        """True where each game is a Cassino match (C7): one statistics row per round, a rounds table."""
-        return get_format(self.format).match_target > 0
+        """True where each game is a match of rounds (Cassino C7, Kasino N7): one statistics row per round, a
+        rounds table."""
+        return get_format(self.format).matches
 
 
 def team_size(format_name):
@@ -149,9 +150,9 @@ def validate(spec):
     if spec.series > 65535:
         raise SimulationError("at most 65,535 matches per series")
     if isinstance(spec.rounds, bool) or spec.rounds not in (0, 1):
-        raise SimulationError(f"--rounds takes 1 (single rounds; matches to 21 without it), not {spec.rounds}")
-    if spec.rounds and not fmt.match_target:
-        with_matches = ", ".join(sorted(n for n, f in FORMATS.items() if f.match_target))
+        raise SimulationError(f"--rounds takes 1 (single rounds; whole matches without it), not {spec.rounds}")
+    if spec.rounds and not fmt.matches:
+        with_matches = ", ".join(sorted(n for n, f in FORMATS.items() if f.matches))
         raise SimulationError(f"{fmt.name} plays single games; --rounds works with {with_matches}")
 
 
@@ -160,7 +161,8 @@ def _meta(spec, shard, start, count, command):
     return {"engine_version": ENGINE_VERSION, "package_version": __version__, "format": spec.format,
             "rules_hash": fmt.rules_hash(), "rules": options_of(fmt), "root_seed": spec.seed,
             "bots": list(spec.bots), "rotate": spec.rotate, "series": spec.series,
-            **({"rounds": spec.rounds, "match_target": fmt.match_target} if spec.matches() else {}), "shard": shard,
+            **({"rounds": spec.rounds, "match_target": fmt.match_target} if spec.matches() else {}),
+            **({"match_rounds": fmt.match_rounds} if fmt.match_rounds else {}), "shard": shard,
             "first_game": start, "games": count, "command": command}
 
 

@@ -33,6 +33,9 @@ def values(mask):
 
 def to_json(st, fmt, decision=None):
     """The JSON state of a kernel state vector; `decision` is the pending decision's JSON (4p), or None."""
+    if fmt.family == "kasino":
+        from . import kasino_json
+        return kasino_json.to_json(st, fmt)
     seats = fmt.seats
     teams = bool(fmt.teams)
     builds = []
@@ -140,6 +143,9 @@ def parse(d):
     if not isinstance(name, str) or name not in FORMATS:
         raise StateError(f"unknown format {json.dumps(name)} (known: {', '.join(sorted(FORMATS))})")
     fmt = get_format(name)
+    if fmt.family == "kasino":
+        from . import kasino_json
+        return fmt, kasino_json.parse(d, fmt, StateError, _field, _seat), None
     if fmt.family == "cassino":
         fmt = _cassino_options(d, fmt)
     seats = fmt.seats

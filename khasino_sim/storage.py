@@ -139,7 +139,15 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     seats: one row per seat per match (`score` the final match total, `won` the seat's team won the match,
     round statistics summed over the match); rounds: one row per round (dealer, leader, each seat's round points
     `score_s`, match total after it `total_s`, sweeps, the round's winner and, on a match's last round, the
-    match's winner)."""
+    match's winner).
+
+    Kasino matches (N7) have signed totals (`score_s`, `total_s`: int16; misère tabbe minuses) and add the
+    tabbe and card-point counts: games `tabbes`; seats `card_points`, `last_points`, `tabbes`, `tabbe_plus`,
+    `tabbe_minus` (summed over the match); rounds per seat `card_points_s`, `tabbe_s` (plus + minus) and
+    `tabbes_s`."""
+    from .formats import get_format
+    kasino = get_format(fmt_name).family == "kasino"
+    total_col = (lambda x: pa.array(np.asarray(x).astype(np.int16))) if kasino else _u16
     n, seats = bot_codes.shape
     m = rows[:, L.G_MATCH]
     first_row = np.flatnonzero(np.r_[True, m[1:] != m[:-1]])
@@ -162,7 +170,7 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     for s in range(seats):
         cols[f"bot_{s}"] = _dict_column(bot_codes[:, s], bot_names)
     for s in range(seats):
-        cols[f"score_{s}"] = _u16(_field(last, s, L.SEAT_MATCH_TOTAL))
+        cols[f"score_{s}"] = total_col(_field(last, s, L.SEAT_MATCH_TOTAL))
     cols["winner"] = pa.array(winner)
     cols["winner_bot"] = pa.DictionaryArray.from_arrays(
         pa.array(win_code, type=pa.int8(), mask=win_code < 0), pa.array(list(bot_names), pa.string()))
@@ -176,6 +184,8 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     for name, f in (("captures", L.SEAT_CAPTURES), ("builds", L.SEAT_BUILDS), ("builds_captured",
                                                                              L.SEAT_BUILDS_CAPTURED)):
         cols[name] = _u16(sum(_field(sums, s, f) for s in range(seats)))
+    if kasino:
+        cols["tabbes"] = _u16(sum(_field(sums, s, L.SEAT_TABBES) for s in range(seats)))
     games = pa.table(cols)
 
     seat_idx = np.tile(np.arange(seats, dtype=np.uint8), n)
@@ -185,12 +195,17 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
         "team": pa.array(flat_team.astype(np.uint8)), "bot": _dict_column(bot_codes.reshape(-1), bot_names),
         "won": pa.array(flat_team == np.repeat(winner, seats)),
         "first": pa.array(seat_idx == np.repeat(rows[first_row, L.G_LEADER], seats)),
-        "score": _u16(np.stack([_field(last, s, L.SEAT_MATCH_TOTAL) for s in range(seats)], 1).reshape(-1)),
+        "score": total_col(np.stack([_field(last, s, L.SEAT_MATCH_TOTAL) for s in range(seats)], 1).reshape(-1)),
     }
     scols["team_score"] = scols["score"]
     per_seat = sums[:, L.G_SEAT0: L.G_SEAT0 + seats * L.SEAT_FIELDS].reshape(n * seats, L.SEAT_FIELDS)
     for name, f in MATCH_SEAT_COLUMNS:
         scols[name] = _u16(per_seat[:, f])
+    if kasino:
+        for name, f in (("card_points", L.SEAT_CARD_POINTS), ("last_points", L.SEAT_LAST_POINT),
+                        ("tabbes", L.SEAT_TABBES), ("tabbe_plus", L.SEAT_TABBE_PLUS)):
+            scols[name] = _u16(per_seat[:, f])
+        scols["tabbe_minus"] = pa.array(per_seat[:, L.SEAT_TABBE_MINUS].astype(np.int16))
     seats_t = pa.table(scols)
 
     nr = len(rows)
@@ -201,8 +216,13 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
              "round_winner": pa.array(rows[:, L.G_WINNER].astype(np.int8)),
              "match_winner": pa.array(rows[:, L.G_MATCH_WINNER].astype(np.int8))}
     for s in range(seats):
-        rcols[f"score_{s}"] = _u16(_field(rows, s, L.SEAT_SCORE))
-        rcols[f"total_{s}"] = _u16(_field(rows, s, L.SEAT_MATCH_TOTAL))
+        rcols[f"score_{s}"] = total_col(_field(rows, s, L.SEAT_SCORE))
+        rcols[f"total_{s}"] = total_col(_field(rows, s, L.SEAT_MATCH_TOTAL))
+        if kasino:
+            rcols[f"card_points_{s}"] = _u16(_field(rows, s, L.SEAT_CARD_POINTS))
+            rcols[f"tabbe_{s}"] = pa.array((_field(rows, s, L.SEAT_TABBE_PLUS) +
+                                            _field(rows, s, L.SEAT_TABBE_MINUS)).astype(np.int16))
+            rcols[f"tabbes_{s}"] = _u16(_field(rows, s, L.SEAT_TABBES))
         rcols[f"sweeps_{s}"] = _u16(_field(rows, s, L.SEAT_SWEEPS))
         rcols[f"cards_{s}"] = _u16(_field(rows, s, L.SEAT_CARDS))
         rcols[f"spades_{s}"] = _u16(_field(rows, s, L.SEAT_SPADES))

@@ -130,16 +130,16 @@ def test_a_real_run_against_a_baseline(tiny, tmp_path):
 def test_missing_cells_are_reported_not_failed(tiny, tmp_path):
     _, path, rep = tiny
     base = copy.deepcopy(rep)
-    extra = dict(base["results"][0], format="kasino-2p")
+    extra = dict(base["results"][0], format="kasino-9p")
     base["results"] = base["results"][1:] + [extra]
     r = bench("--report", path, "--compare", write(tmp_path / "base.json", base))
     assert r.exit_code == 0, r.output
     lines = [line for line in r.stdout.splitlines() if " missing: " in line]
     first = f"{rep['results'][0]['format']}/{rep['results'][0]['pairing']}"
     assert len(lines) == 2
-    assert any(line.split()[0] == f"kasino-2p/{extra['pairing']}" and "not measured" in line for line in lines)
+    assert any(line.split()[0] == f"kasino-9p/{extra['pairing']}" and "not measured" in line for line in lines)
     assert any(line.split()[0] == first and "not in the baseline" in line for line in lines)
-    assert B.missing(rep, base) == {"baseline_only": [f"kasino-2p/{extra['pairing']}"], "report_only": [first]}
+    assert B.missing(rep, base) == {"baseline_only": [f"kasino-9p/{extra['pairing']}"], "report_only": [first]}
 
 
 @pytest.mark.parametrize("content", [

@@ -17,10 +17,12 @@ def test_formats_lists_each_with_its_seed():
     r = khasino("formats")
     assert r.returncode == 0
     lines = r.stdout.strip().splitlines()
-    assert [ln.split()[0] for ln in lines] == ["cassino", "cassino-3p", "cassino-4p", "durban", "khasino",
-                                               "khasino-3p", "khasino-3p-stock", "khasino-4p"]
+    assert [ln.split()[0] for ln in lines] == ["cassino", "cassino-3p", "cassino-4p", "durban", "kasino-2p",
+                                               "kasino-2p-alt", "kasino-3p", "kasino-4p", "kasino-5p", "kasino-6p",
+                                               "khasino", "khasino-3p", "khasino-3p-stock", "khasino-4p"]
     assert all("seed 002" in ln for ln in lines[:3]) and "seed 001" in lines[3]
-    assert all("seed 000" in ln for ln in lines[4:])
+    assert all("seed 003" in ln for ln in lines[4:10])
+    assert all("seed 000" in ln for ln in lines[10:])
 
 
 def test_moves_prints_one_json_object_per_move(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 from khasino_sim import engine
 
 FORMATS = ["khasino", "durban", "khasino-3p", "khasino-3p-stock", "khasino-4p", "cassino", "cassino-3p",
-           "cassino-4p"]
+           "cassino-4p", "kasino-2p", "kasino-3p", "kasino-4p", "kasino-6p"]
 
 
 def positions(fmt, games):
@@ -44,7 +44,8 @@ def permute_hidden(state, rng):
 def test_choice_ignores_hidden_cards(fmt, bot):
     rng = random.Random(99)
     checked = 0
-    for i, state in enumerate(positions(fmt, 12 if fmt.startswith("cassino") else 25)):
+    games = 12 if fmt.startswith("cassino") else 4 if fmt.startswith("kasino") else 25
+    for i, state in enumerate(positions(fmt, games)):
         p = state["to_move"]
         if not any(h for q, h in enumerate(state["hands"]) if q != p) and not state["stock"]:
             continue

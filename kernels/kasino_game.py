@@ -1,0 +1,172 @@
+"""Whole Kasino rounds and matches inside one compiled call (N1–N7; RULES.md P22–P26): deal, then generate /
+choose / apply / advance until the round ends; matches of a fixed number of rounds, the lowest total winning.
+
+Kasino's entry points are compiled apart from the other families' (`game.play_matches` dispatches here), so
+the Khasino and Cassino kernels do not grow by Kasino's code, nor the other way round."""
+import numpy as np
+from numba import njit
+
+from .kasino_moves import gen_kasino
+from .kasino_state import init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino
+from .layout import (
+    S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, S_HANDS, S_LOOSE, STATE_SIZE, R_SEATS, R_DECK, R_TEAM,
+    M_KIND, M_KEY, M_TABBE, WS_BEST, C_OVERFLOW, C_BEST_F, BOT_GREEDY, SINK_GREEDY, SINK_RANDOM, KIND_CAPTURE, KIND_TRAIL,
+    G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_ROUND, G_DEALER,
+    G_MATCH_WINNER, G_MATCH, G_SEAT0, SEAT_FIELDS, SEAT_CAPTURES, SEAT_TRAILS, SEAT_TABBES, SEAT_MATCH_TOTAL,
+    SEAT_TEAM_SCORE, M_CARD, M_VALUE, M_TAKEN_LO, M_TAKEN_HI, S_DEALER,
+)
+from .bits import lowbit_index
+from .movegen import new_workspace
+from .rng import bot_stream_seed, next_u64, GOLDEN
+from .sink import sink_begin
+from .state import shuffle_deck
+from .game import round_seed
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def decide_kasino(bot, st, rules, p, ws, stream):
+    """Seat p's bot decides (docs/ENGINE.md, "Bots"): one draw, every legal move generated into its sink."""
+    r = next_u64(stream)
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_RANDOM, r, 0, 0)
+    ws[C_BEST_F] = -(1 << 40)       # greedy folds -points (misère), which may be below sink_begin's start
+    n = gen_kasino(st, rules, p, ws)
+    if n == 0:
+        stream[0] = stream[0] - GOLDEN
+    return n
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def crawl_fallback(st, p, ws):
+    """Never in play (a hand card always has a move): the lowest card of seat p's hand crawls."""
+    h = st[S_HANDS + 2 * p]
+    c = lowbit_index(h & -h)
+    ws[WS_BEST + M_CARD] = c
+    ws[WS_BEST + M_KIND] = KIND_TRAIL
+    ws[WS_BEST + M_VALUE] = (c >> 2) + 1
+    ws[WS_BEST + M_TABBE] = 0
+    ws[WS_BEST + M_TAKEN_LO] = 0
+    ws[WS_BEST + M_TAKEN_HI] = 0
+    ws[WS_BEST + M_KEY] = 0
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def run_round(rules, bots, stream, st, ws, row, trace, check):
+    """Play the round in `st` to its end; trace (if long enough) receives every move's key. Returns the number
+    of keys recorded."""
+    turns = 0
+    while st[S_OVER] == 0:
+        p = st[S_TO_MOVE]
+        n = decide_kasino(bots[p], st, rules, p, ws, stream)
+        if ws[C_OVERFLOW]:
+            row[G_OVERFLOW] = 1
+        o = G_SEAT0 + p * SEAT_FIELDS
+        if n == 0:
+            row[G_NO_MOVE] += 1
+            crawl_fallback(st, p, ws)
+            ws[WS_BEST + M_KEY] = -1
+        if turns < trace.shape[0]:
+            trace[turns] = ws[WS_BEST + M_KEY]
+        if ws[WS_BEST + M_KIND] == KIND_CAPTURE:
+            row[o + SEAT_CAPTURES] += 1
+            if ws[WS_BEST + M_TABBE]:
+                row[o + SEAT_TABBES] += 1
+        else:
+            row[o + SEAT_TRAILS] += 1
+        apply_kasino(st, p, ws, WS_BEST)
+        advance_kasino(st, rules, p)
+        turns += 1
+        if check and not cards_accounted_kasino(st, rules):
+            row[G_BAD] += 1
+    row[G_TURNS] = turns
+    row[G_LAST_CAP] = st[S_LAST_CAP]
+    row[G_WINNER] = score_kasino(st, rules, row)
+    return turns
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play_kasino_round(rules, seed, rnd, bots, st, deck, ws, row, prev, check, stream, trace, nrounds):
+    """Deal round `rnd` from the round seed `seed` (its deal and bot streams) with the match totals before it
+    from the row `prev` (SEAT_MATCH_TOTAL) and play it to its end; its scored statistics row
+    in `row`, the match totals after it in SEAT_MATCH_TOTAL. Returns the number of keys written to `trace`."""
+    for i in range(row.shape[0]):
+        row[i] = 0
+    shuffle_deck(deck, rules[R_DECK], seed, stream)
+    leader = init_round(st, rules, deck, rnd)
+    st[S_ROUNDS] = nrounds
+    nseats = rules[R_SEATS]
+    for s in range(nseats):
+        st[S_SCORES + s] = prev[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL]
+    row[G_SEED] = np.int64(np.uint64(seed))
+    row[G_LEADER] = leader
+    row[G_DEALER] = st[S_DEALER]
+    row[G_ROUND] = rnd
+    stream[0] = bot_stream_seed(seed)
+    nt = run_round(rules, bots, stream, st, ws, row, trace, check)
+    for s in range(nseats):     # N7: pairs' totals combined (each seat holds its pair's)
+        o = G_SEAT0 + s * SEAT_FIELDS
+        row[o + SEAT_MATCH_TOTAL] = st[S_SCORES + s] + row[o + SEAT_TEAM_SCORE]
+    return nt
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def match_winner(rules, row):
+    """N7: the team with the lowest match total (the seat without pairs); -1 on a tie at the lowest."""
+    winner = -1
+    best = 1 << 40
+    for s in range(rules[R_SEATS]):
+        t = row[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL]
+        team = rules[R_TEAM + s]
+        if t < best:
+            best = t
+            winner = team
+        elif t == best and team != winner:
+            winner = -1
+    return winner
+
+
+@njit(cache=True, nogil=True)
+def _play_kasino_matches(rules, seeds, bots, rows, check, ws, nrounds, first):
+    """Matches first, first + 1, ... of `nrounds` rounds each (bots[g] for match g), one statistics row per
+    round, until the matches or the rows run out. Returns (the next match, rows used)."""
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    deck = np.zeros(104, dtype=np.int64)
+    stream = np.zeros(1, dtype=np.uint64)
+    trace = np.zeros(0, dtype=np.int64)
+    zero = np.zeros(rows.shape[1], dtype=np.int64)      # the totals before a match's first round
+    k = 0
+    for g in range(first, seeds.shape[0]):
+        if k + nrounds > rows.shape[0]:
+            return g, k
+        for rnd in range(1, nrounds + 1):
+            row = rows[k]
+            play_kasino_round(rules, round_seed(seeds[g], rnd), rnd, bots[g], st, deck, ws, row,
+                              rows[k - 1] if rnd > 1 else zero, check, stream, trace, nrounds)
+            row[G_SEED] = np.int64(np.uint64(seeds[g]))
+            row[G_MATCH] = g
+            row[G_MATCH_WINNER] = match_winner(rules, row) if rnd == nrounds else -1
+            k += 1
+    return seeds.shape[0], k
+
+
+def play_kasino_matches(rules, seeds, bots, check=False, ws=None, nrounds=None):
+    """Play len(seeds) Kasino matches of `nrounds` rounds (default: the format's, R_MATCH_ROUNDS); bots is
+    (n_matches, n_seats) bot ids. Returns the statistics rows, one per round, match by match (G_MATCH, G_ROUND;
+    G_MATCH_WINNER on a match's last round)."""
+    from .layout import R_MATCH_ROUNDS
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    bots = np.ascontiguousarray(bots, dtype=np.int64)
+    ws = new_workspace() if ws is None else ws
+    nrounds = int(rules[R_MATCH_ROUNDS]) if nrounds is None else int(nrounds)
+    from .layout import STATS_SIZE
+    rows = np.zeros((seeds.shape[0] * nrounds, STATS_SIZE), dtype=np.int64)
+    nxt, used = _play_kasino_matches(rules, seeds, bots, rows, check, ws, nrounds, 0)
+    assert nxt == seeds.shape[0] and used == rows.shape[0]
+    return rows
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def kasino_list_window(st, rules, p, ws, mode, lo, hi):
+    """Generate seat p's moves into a listing workspace (candidates lo .. hi-1 as records or keys); returns
+    the total number of candidates."""
+    sink_begin(ws, mode, 0, lo, hi)
+    return gen_kasino(st, rules, p, ws)

@@ -1,0 +1,153 @@
+"""The Python API's Kasino side (N1–N7): deal a round, list and count moves, a bot's move, whole rounds and
+matches, scores. `engine` dispatches here for the `kasino-*` formats; moves carry `captured` and `tabbe`."""
+import numpy as np
+
+from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.bits import card_name, parse_card
+from khasino_sim.kernels.kasino_game import (
+    kasino_list_window, decide_kasino, play_kasino_round, play_kasino_matches,
+)
+from khasino_sim.kernels.kasino_state import init_round, apply_kasino, advance_kasino, score_kasino
+from khasino_sim.kernels.state import shuffle_deck
+from .kasino_json import multiset_names, to_json
+from .state_json import StateError
+
+
+def new_round(fmt, seed, deck, rnd, scores, rounds):
+    """The first position of round `rnd` dealt from the round seed `seed` (P22), or from an explicit deck order
+    (104 cards, each card twice, top first), with the match totals `scores` before it."""
+    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
+        raise StateError(f"round must be a positive integer, not {rnd!r}")
+    order = np.zeros(104, dtype=np.int64)
+    if deck is None:
+        shuffle_deck(order, 104, np.uint64(seed), np.zeros(1, dtype=np.uint64))
+    else:
+        try:
+            ids = [parse_card(c) for c in deck]
+        except (ValueError, TypeError):
+            raise StateError("a deck is a list of card names") from None
+        if sorted(ids) != sorted(list(range(52)) * 2):
+            raise StateError(f"a deck for {fmt.name} must hold each card twice (104 cards)")
+        seen = [0] * 52
+        for i, c in enumerate(ids):
+            order[i] = c + 52 * seen[c]
+            seen[c] += 1
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    rules = fmt.rules_array()
+    init_round(st, rules, order, rnd)
+    if rounds is not None:
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1 or rounds % fmt.seats:
+            raise StateError(f"rounds must be a positive multiple of {fmt.seats} (N7), not {rounds!r}")
+        st[L.S_ROUNDS] = rounds
+    if scores is not None:
+        if len(scores) != fmt.seats:
+            raise StateError(f"scores must hold {fmt.seats} totals (one per seat)")
+        st[L.S_SCORES: L.S_SCORES + fmt.seats] = scores
+    return to_json(st, fmt)
+
+
+def describe(rec, p):
+    card = card_name(int(rec[L.M_CARD]))
+    if int(rec[L.M_KIND]) == L.KIND_TRAIL:
+        return f"Play {card}: no match, it crawls onto the table"
+    taken = multiset_names(rec[L.M_TAKEN_LO], rec[L.M_TAKEN_HI])
+    t = int(rec[L.M_TABBE])
+    tabbe = {0: "", 5: " — tabbe: +5 to you, -5 to the player before", 10: " — double tabbe: +10 / -10"}[t]
+    return f"Play {card} to take {' '.join(taken)}{tabbe}"
+
+
+def records(st, rules, p, ws, window):
+    """Every candidate record of seat p (duplicates by key included), window by window."""
+    lo = 0
+    while True:
+        total = kasino_list_window(st, rules, p, ws, L.SINK_LIST, lo, lo + window)
+        if ws[L.C_OVERFLOW]:
+            from .engine import EngineError
+            raise EngineError("a scratch bound was exceeded (docs/ENGINE.md, Scratch bounds): please report "
+                              "this position")
+        count = min(total, lo + window) - lo
+        if count <= 0:
+            return
+        yield from ws[L.WS_LIST: L.WS_LIST + count * L.REC_SIZE].reshape(count, L.REC_SIZE).copy()
+        lo += window
+        if lo >= total:
+            return
+
+
+def iter_moves(fmt, st, ws, window, move_class):
+    """Every distinct legal move (P7) in generation order, as `move_class` (engine.Move) objects."""
+    rules = fmt.rules_array()
+    p = int(st[L.S_TO_MOVE])
+    seen = set()
+    for rec in records(st, rules, p, ws, window):
+        key = int(np.uint64(rec[L.M_KEY]))
+        if key in seen:
+            continue
+        seen.add(key)
+        nxt = st.copy()
+        apply_kasino(nxt, p, rec, 0)
+        after = (fmt, nxt.copy())
+        advance_kasino(nxt, rules, p)
+        yield move_class(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])], describe(rec, p), key,
+                         to_json(nxt, fmt), features=(-int(rec[L.M_POINTS]), int(rec[L.M_TABBE])), _after=after,
+                         captured=tuple(multiset_names(rec[L.M_TAKEN_LO], rec[L.M_TAKEN_HI])),
+                         tabbe=int(rec[L.M_TABBE]))
+
+
+def count_keys(st, fmt, ws, window):
+    """The distinct keys of the position's moves, window by window."""
+    rules = fmt.rules_array()
+    p = int(st[L.S_TO_MOVE])
+    seen = None
+    lo = 0
+    while True:
+        total = kasino_list_window(st, rules, p, ws, L.SINK_KEYS, lo, lo + window)
+        count = max(0, min(total, lo + window) - lo)
+        keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
+        seen = keys if seen is None else np.union1d(seen, keys)
+        lo += window
+        if lo >= total:
+            return len(seen)
+
+
+def bot_key(fmt, st, bot, ws, stream):
+    """The key of the move the bot (id) plays, one draw taken from `stream`."""
+    p = int(st[L.S_TO_MOVE])
+    decide_kasino(bot, st, fmt.rules_array(), p, ws, stream)
+    return int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
+
+
+def seat_scores(st, fmt):
+    """P26: per seat, the round's card points, last point, tabbe plus and minus, its score and its pair's."""
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    score_kasino(st, fmt.rules_array(), row)
+    keys = ("card_points", "last_point", "tabbe_plus", "tabbe_minus", "score", "team_score", "cards", "spades")
+    return [{k: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_FIELD_NAMES.index(k)]) for k in keys}
+            for s in range(fmt.seats)]
+
+
+def play_round(fmt, seed, bot_ids, rnd, rounds, scores, ws, check, seat_stats):
+    """Round `rnd` dealt from the round seed `seed`, played by the bots, with the match totals before it."""
+    rules = fmt.rules_array()
+    prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    for s, total in enumerate(scores or [0] * fmt.seats):
+        prev[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL] = total
+    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    trace = np.zeros(104, dtype=np.int64)
+    n = play_kasino_round(rules, np.uint64(seed), rnd, bot_ids, st, np.zeros(104, dtype=np.int64), ws, row, prev,
+                          check, np.zeros(1, dtype=np.uint64), trace, rounds or fmt.match_rounds)
+    return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),
+            "winner": int(row[L.G_WINNER]), "turns": int(row[L.G_TURNS]), "no_move": int(row[L.G_NO_MOVE]),
+            "bad": int(row[L.G_BAD]), "overflow": int(row[L.G_OVERFLOW]), "final": to_json(st, fmt)}
+
+
+def play_match(fmt, seed, bot_ids, rounds, check, seat_stats):
+    """N7: a match of `rounds` rounds (default: the format's), round r dealt from round_seed(seed, r)."""
+    rows = play_kasino_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), bot_ids[None, :], check,
+                               nrounds=rounds)
+    per_round = [seat_stats(r, fmt.seats) for r in rows]
+    w = int(rows[-1, L.G_MATCH_WINNER])
+    return {"rounds": per_round, "totals": [s["match_total"] for s in per_round[-1]],
+            "winner": None if w < 0 else w, "bad": int(rows[:, L.G_BAD].sum()),
+            "no_move": int(rows[:, L.G_NO_MOVE].sum()), "overflow": int(rows[:, L.G_OVERFLOW].sum())}
