@@ -100,7 +100,7 @@ def render(state):
     lines.append(head)
     for s, hand in enumerate(state["hands"]):
         pile = state["piles"][s]
-        top = f", top {pile[-1]}" if pile else ""
+        top = f", top {pile[-1]}" if pile and fmt.family != "kasino" else ""   # a Kasino pile has no order
         marker = ">" if state.get("to_move") == s else " "
         lines.append(f"{marker} seat {s}  hand [{_cards(hand)}]  pile {len(pile)} card(s){top}")
     table = state["table"]

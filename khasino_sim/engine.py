@@ -414,6 +414,13 @@ def scratch_high_water(state):
     fmt, st, rules = _position(state)
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE]) if not st[L.S_OVER] else 0
+    if fmt.family == "kasino":      # the table's items and their subsets (no piles are usable)
+        from khasino_sim.kernels.kasino_moves import prepare_table
+        ws[L.C_OVERFLOW] = 0
+        items = int(prepare_table(st, rules, ws))
+        return {"items": items, "item_capacity": L.MAX_ITEMS, "subsets": int(ws[L.C_NSUB]),
+                "subset_capacity": L.MAX_SUBSETS, "pile_depth": 0, "pile_depths": {},
+                "pile_capacity": L.PREFIX_STRIDE - 1, "overflow": bool(ws[L.C_OVERFLOW])}
     prepare_only(st, rules, p, ws)
     depths = {int(ws[L.C_OPP + j]): bin(int(ws[L.C_PMASK + j])).count("1") for j in range(int(ws[L.C_NOPP]))}
     return {"subsets": int(ws[L.C_NSUB]), "subset_capacity": L.MAX_SUBSETS,
@@ -448,8 +455,11 @@ def bot_move(state, bot, draw_seed):
 
 
 def position_key(state):
-    """H of docs/ENGINE.md for a JSON state."""
+    """H of docs/ENGINE.md for a JSON state (Khasino and Cassino; Kasino's moves have keys but its positions
+    no H: StateError)."""
     fmt, st = from_json(state)
+    if fmt.family == "kasino":
+        raise StateError("Kasino positions have no hash H (docs/ENGINE.md: Kasino move keys)")
     return int(position_hash(st, fmt.rules_array()))
 
 

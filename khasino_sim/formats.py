@@ -168,6 +168,7 @@ CASSINO_OPTIONS = {
     "ace_14": (bool, "C1/P17: an ace played from the hand may capture as 1 or 14"),
     "sweeps": (bool, "C1: 1 point per capture that clears the table"),
 }
+MAX_MATCH_ROUNDS = 120     # N7 matches: 120 rounds keep a match's turns (uint16) and totals (int16) in range
 KASINO_OPTIONS = {
     "match_rounds": (int, "N7: rounds per match, a positive multiple of the number of seats"),
 }
@@ -200,9 +201,9 @@ def with_options(fmt, settings):
                 raise ValueError(f"option {name} takes an integer, not {raw!r}") from None
             if value < 0 or (name == "change_mode" and value > 1):
                 raise ValueError(f"option {name} cannot be {value}")
-            if name == "match_rounds" and (value < 1 or value % fmt.seats):
-                raise ValueError(f"option match_rounds must be a positive multiple of {fmt.seats} (N7), "
-                                 f"not {value}")
+            if name == "match_rounds" and (value < 1 or value % fmt.seats or value > MAX_MATCH_ROUNDS):
+                raise ValueError(f"option match_rounds must be a multiple of {fmt.seats} (N7) from {fmt.seats} "
+                                 f"to {MAX_MATCH_ROUNDS}, not {value}")
         changes[name] = value
     return replace(fmt, **changes)
 

@@ -56,15 +56,21 @@ def describe(rec, p):
     return f"Play {card} to take {' '.join(taken)}{tabbe}"
 
 
+def check(ws):
+    """EngineError if the position outgrew a scratch table (a JSON table far beyond any reachable one:
+    docs/ENGINE.md, "Scratch bounds")."""
+    if ws[L.C_OVERFLOW]:
+        from .engine import EngineError
+        raise EngineError("this table is too large for the core's scratch (docs/ENGINE.md, Scratch bounds: no "
+                          "reachable Kasino table holds more than 18 cards)")
+
+
 def records(st, rules, p, ws, window):
     """Every candidate record of seat p (duplicates by key included), window by window."""
     lo = 0
     while True:
         total = kasino_list_window(st, rules, p, ws, L.SINK_LIST, lo, lo + window)
-        if ws[L.C_OVERFLOW]:
-            from .engine import EngineError
-            raise EngineError("a scratch bound was exceeded (docs/ENGINE.md, Scratch bounds): please report "
-                              "this position")
+        check(ws)
         count = min(total, lo + window) - lo
         if count <= 0:
             return
@@ -102,6 +108,7 @@ def count_keys(st, fmt, ws, window):
     lo = 0
     while True:
         total = kasino_list_window(st, rules, p, ws, L.SINK_KEYS, lo, lo + window)
+        check(ws)
         count = max(0, min(total, lo + window) - lo)
         keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
         seen = keys if seen is None else np.union1d(seen, keys)
@@ -114,6 +121,7 @@ def bot_key(fmt, st, bot, ws, stream):
     """The key of the move the bot (id) plays, one draw taken from `stream`."""
     p = int(st[L.S_TO_MOVE])
     decide_kasino(bot, st, fmt.rules_array(), p, ws, stream)
+    check(ws)
     return int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
 
 

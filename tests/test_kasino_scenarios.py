@@ -59,3 +59,46 @@ MOVE_SCENARIOS = [
 def test_scenario_on_the_core(name, monkeypatch):
     monkeypatch.setattr(scenarios, "ENGINE", Core)
     getattr(scenarios, name)()
+
+
+def _match_winner(fmt, totals):
+    """The core's N7 winner (kasino_game.match_winner) for match totals per seat; None on a tie."""
+    import numpy as np
+    from khasino_sim.formats import get_format
+    from khasino_sim.kernels import layout as L
+    from khasino_sim.kernels.kasino_game import match_winner
+    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+    for s, t in enumerate(totals):
+        row[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL] = t
+    w = int(match_winner(get_format(fmt).rules_array(), row))
+    return None if w < 0 else w
+
+
+def test_seed_example_bea_and_dan_on_the_core():
+    """Seed 003's worked example: Bea 18 card points and a tabbe Dan set up (+5) ends on 23, Dan 24 - 5 on 19,
+    Dan wins. The example leaves out the round's extra point (18 + 24 = 42, every card point); in a real
+    finished round it goes to the last capturer, here Bea: 24 against 19, and Dan still wins."""
+    assert _match_winner("kasino-2p", [18 + 5, 24 - 5]) == 1
+    bea_pile = ["10D", "10D", "2S", "2S", "AS", "AS", "AH", "AH", "AD", "AD"]
+    s = scenarios.position(hands=[[], []], table=[], to_move=None, rest_to=1, last_capturer=0,
+                           piles=[bea_pile, []], tabbe=[[5, 0], [0, -5]], over=True)
+    bea, dan = engine.scores(s)
+    assert (bea["card_points"], bea["last_point"], bea["tabbe_plus"], bea["score"]) == (18, 1, 5, 24)
+    assert (dan["card_points"], dan["tabbe_minus"], dan["score"]) == (24, -5, 19)
+    assert engine.winner(s) == 1
+
+
+def test_pairs_totals_and_winner_on_the_core():
+    """N7: pairs 0+2 v 1+3 (4p) and 0+3, 1+4, 2+5 (6p) combine their totals; the lowest wins; a tie at the
+    lowest is a drawn match."""
+    assert _match_winner("kasino-4p", [41, 45, 41, 45]) == 0
+    assert _match_winner("kasino-6p", [10, 22, 11, 10, 22, 11]) == 0
+    assert _match_winner("kasino-6p", [10, 22, 10, 10, 22, 10]) is None
+    assert _match_winner("kasino-3p", [4, 3, 36]) == 1
+    assert _match_winner("kasino-3p", [3, 3, 37]) is None
+    s = scenarios.position("kasino-4p", hands=[[], [], [], []], table=[], to_move=None, rest_to=3,
+                           last_capturer=3, piles=[["10D"], ["2S"], ["AS", "AH"], []], over=True)
+    sc = engine.scores(s)
+    assert [x["score"] for x in sc[:3]] == [3, 2, 3] and sc[0]["team_score"] == sc[2]["team_score"] == 6
+    assert sc[1]["team_score"] == sc[3]["team_score"] == 43 - 6
+    assert engine.winner(s) == 0
