@@ -7,6 +7,7 @@ The full counts (20,000 positions per format, 10,000 matches' invariants) run in
 this suite keeps a sample of each."""
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -181,3 +182,25 @@ def test_table_size_bound_holds_in_play():
                     assert k <= max(1, initial[r]), (fmt, state)
                 state = rng.choice(engine.legal_moves(state)).result
             assert f.table_init <= 6
+
+
+GOLDEN = sorted((Path(__file__).parent / "fixtures" / "golden").glob("kasino-*.json"))
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=lambda p: p.stem)
+def test_golden_traces(path):
+    """A whole round per format, recorded with the reference (scripts/make_kasino_golden.py), replayed by the
+    core key for key, with the same round scores and perft counts of its first position."""
+    from khasino_sim.perft import perft
+    rec = json.loads(path.read_text())
+    got = engine.play_round(rec["format"], rec["seed"], rec["bots"], round=rec["round"])
+    assert [f"{k:016x}" for k in got["keys"]] == rec["keys"]
+    assert [s["score"] for s in got["seats"]] == rec["scores"]
+    state = engine.new_game(rec["format"], rec["seed"], round=rec["round"])
+    assert canon(state) == canon(rec["state"])
+    for depth, want in rec["perft"].items():
+        assert perft(state, int(depth), engine.legal_moves) == want
+
+
+def test_golden_traces_exist():
+    assert sorted(p.stem for p in GOLDEN) == sorted(FORMATS)
