@@ -335,3 +335,84 @@ def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, base
 
 if __name__ == "__main__":
     main()
+
+
+def _bot_list(text, what="--bots"):
+    from .engine import BOTS
+    names = [b.strip() for b in text.split(",") if b.strip()]
+    for b in names:
+        if b not in BOTS:
+            raise InputError(f"unknown bot {b!r} in {what} (known: {', '.join(BOTS)})")
+    return names
+
+
+@main.command()
+@click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
+@click.option("--bots", required=True, help="The entrants, comma-separated (each once).")
+@click.option("--games", default=10_000, show_default=True, type=click.IntRange(1), help="Duplicate deals.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
+@click.option("--out", default=None, help="Output folder [default: results/tournament-FORMAT-BOTS-sSEED-nGAMES].")
+@click.option("--workers", default=None, type=click.IntRange(1, 1024), help="Threads [default: all cores].")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="Rule option (`khasino options`).")
+@click.option("--report", "report_dir", default=None, help="Also write tables, figures and report.md here.")
+@click.option("--resume", is_flag=True, help="Finish an interrupted tournament in --out.")
+@click.option("--force", is_flag=True, help="Replace another tournament's output in --out.")
+def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force):
+    """Every bot against every other on duplicate deals: each seat assignment plays the same deals (a
+    `simulate` run each, in OUT/assignment-NNNN); prints the crosstable of score rates and the ratings."""
+    from .tournament import run, format_tables, write_report, TournamentError
+    fmt = _format(fmt_name)
+    names = _bot_list(bots)
+    if out is None:
+        out = os.path.join("results", f"tournament-{fmt.name}-{'-'.join(names)}-s{seed}-n{games}")
+    try:
+        run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
+            log=lambda line: click.echo(line, err=True))
+    except (TournamentError, ValueError) as e:
+        raise InputError(str(e))
+    for line in format_tables(out):
+        click.echo(line)
+    if report_dir:
+        click.echo(f"report     {write_report(out, report_dir) / 'report.md'}")
+
+
+@main.command()
+@click.argument("bot_a")
+@click.argument("bot_b")
+@click.option("--format", "fmt_name", default="khasino", show_default=True, help="A format of two seats or teams.")
+@click.option("--sprt", "sprt_text", default="elo0=0,elo1=10", show_default=True,
+              help="elo0=E0,elo1=E1[,alpha=A,beta=B] (logistic Elo; alpha = beta = 0.05 by default).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
+@click.option("--batch", default=500, show_default=True, type=click.IntRange(1), help="Pairs between tests.")
+@click.option("--max-pairs", default=1_000_000, show_default=True, type=click.IntRange(1),
+              help="Stop undecided after this many duplicate pairs.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="Rule option (`khasino options`).")
+def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
+    """BOT_A against BOT_B on duplicate pairs (each deal played twice, seats swapped) until a sequential
+    probability ratio test accepts H0 (BOT_A is elo0 stronger) or H1 (elo1); prints the verdict, the Elo
+    estimate with its 95% interval and the games played."""
+    from .duplicate import pair_counts
+    from .sprt import SPRT, parse_sprt
+    fmt = _format(fmt_name)
+    _bot_list(f"{bot_a},{bot_b}", "the bots")
+    try:
+        test = SPRT(**parse_sprt(sprt_text))
+        options = _settings(settings)
+        start = 0
+        verdict = None
+        while verdict is None and start < max_pairs:
+            n = min(batch, max_pairs - start)
+            test.add(pair_counts(fmt.name, bot_a, bot_b, seed, start, n, options))
+            start += n
+            verdict = test.verdict()
+    except ValueError as e:
+        raise InputError(str(e))
+    elo, lo, hi = test.elo()
+    lo_b, hi_b = test.bounds
+    what = {"H1": f"H1 accepted: {bot_a} is stronger than {bot_b} by elo1 = {test.elo1:g}",
+            "H0": f"H0 accepted: {bot_a} is not stronger than {bot_b} by more than elo0 = {test.elo0:g}",
+            None: f"no verdict after {max_pairs:,} pairs"}[verdict]
+    click.echo(f"{fmt.name}: {what}")
+    click.echo(f"LLR {test.llr():.3f} (bounds {lo_b:.3f}, {hi_b:.3f}); pairs {test.pairs:,} = games "
+               f"{2 * test.pairs:,}; pentanomial {test.counts}")
+    click.echo(f"Elo {bot_a} - {bot_b}: {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] (95%)")
