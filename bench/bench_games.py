@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from khasino_sim import reference as ref, reference_cassino as ref_cassino
+from khasino_sim import reference as ref, reference_cassino as ref_cassino, reference_kasino as ref_kasino
 from khasino_sim.engine import play_games
 from khasino_sim.formats import get_format
 
@@ -32,6 +32,8 @@ def ref_rate(fmt, bots, n):
     for seed in range(n):
         if fmt.startswith("cassino"):   # single rounds, as the core plays them (round 1 of each seed)
             ref_cassino.play_round(fmt, ref_cassino.round_seed(seed, 1), bots)
+        elif fmt.startswith("kasino"):  # likewise: a 104-card round
+            ref_kasino.play_round(fmt, ref_kasino.round_seed(seed, 1), bots)
         else:
             ref.play_game(fmt, seed, bots)
     return n / (time.perf_counter() - t)

@@ -9,11 +9,12 @@ from khasino_sim.engine import play_games
 N = 2000
 
 
-@pytest.mark.parametrize("fmt", ["khasino", "durban"])
+@pytest.mark.parametrize("fmt", ["khasino", "durban", "cassino", "kasino-2p", "kasino-4p"])
 @pytest.mark.parametrize("bot", ["random", "greedy"])
 def test_core_games(benchmark, fmt, bot):
+    from khasino_sim.formats import get_format
     seeds = np.arange(N, dtype=np.uint64)
-    bots = np.array([(bot, bot)] * N)
+    bots = np.array([(bot,) * get_format(fmt).seats] * N)
     play_games(fmt, seeds[:10], bots[:10])
     benchmark.extra_info["games"] = N
     out = benchmark(play_games, fmt, seeds, bots)
