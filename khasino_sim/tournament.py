@@ -9,9 +9,9 @@ OUT/assignment-NNNN (Parquet, resumable as `simulate` is).
 Results are pairwise: in each game, every two units held by different entrants give the better one a win
 (the higher score; in Kasino, misère, the lower), or each a half on equal scores. The crosstable's score rate of
 a against b is the mean over deals of a's mean result against b across the assignments of that deal, with a 95%
-interval over deals (the deals are independent, the assignments of one deal are not). Ratings are openskill's
-Bradley-Terry (full pairing) model fitted on the pairwise results in deal order, mu with a 95% interval
-(mu +- 1.96 sigma)."""
+interval over deals (the deals are independent, the assignments of one deal are not). Ratings are openskill's:
+Bradley-Terry (full pairing) on the pairwise results for two seats or teams, Plackett-Luce on each game's
+ranking where more units are held by distinct entrants; mu with a 95% interval (mu +- 1.96 sigma)."""
 import itertools
 import json
 import math
@@ -129,9 +129,40 @@ def crosstable(out):
     return table
 
 
+def unit_scores(out):
+    """Per assignment, its entrants per unit and the (deals, units) scores, deals in order."""
+    import pandas as pd
+    meta = json.loads((Path(out) / "tournament.json").read_text())
+    n, unit_of = units(get_format(meta["format"]))
+    first = [unit_of.index(u) for u in range(n)]
+    for i, a in enumerate(meta["assignments"]):
+        games = pd.read_parquet(Path(out) / f"assignment-{i:04d}" / "games",
+                                columns=["game"] + [f"score_{s}" for s in first]).sort_values("game")
+        yield a, games[[f"score_{s}" for s in first]].to_numpy(dtype=np.int64)
+
+
 def ratings(out):
-    """{name: (mu, low, high)}: openskill Bradley-Terry ratings from the pairwise results in deal order."""
-    from openskill.models import BradleyTerryFull
+    """{name: (mu, low, high)}: openskill ratings, mu with a 95% interval. Two units (seats or teams): the
+    Bradley-Terry (full pairing) model on the pairwise results in deal order. More units, each held by a
+    different entrant: the Plackett-Luce model on each game's ranking of the units (deal by deal, assignment by
+    assignment; equal scores share a rank). With an entrant on several units of one game (fewer entrants than
+    units), the pairwise Bradley-Terry fit."""
+    from openskill.models import BradleyTerryFull, PlackettLuce
+    meta = json.loads((Path(out) / "tournament.json").read_text())
+    fmt = get_format(meta["format"])
+    n, _ = units(fmt)
+    if n > 2 and all(len(set(a)) == n for a in meta["assignments"]):
+        model = PlackettLuce()
+        players = [model.rating(name=b) for b in meta["bots"]]
+        sign = 1 if fmt.family == "kasino" else -1           # openskill: rank 0 is first; Kasino: lowest first
+        runs = list(unit_scores(out))
+        for g in range(len(runs[0][1])):
+            for a, scores in runs:
+                ranks = [int(sign * x) for x in scores[g]]
+                rated = model.rate([[players[e]] for e in a], ranks=ranks)
+                for e, [p] in zip(a, rated):
+                    players[e] = p
+        return {p.name: (p.mu, p.mu - 1.96 * p.sigma, p.mu + 1.96 * p.sigma) for p in players}
     meta, deal, ea, eb, res = results(out)
     model = BradleyTerryFull()
     players = [model.rating(name=b) for b in meta["bots"]]
@@ -162,7 +193,7 @@ def format_tables(out):
             else:
                 cells.append("-".rjust(24))
         lines.append(a.ljust(width) + "".join(cells))
-    lines.append("ratings (openskill Bradley-Terry, mu with 95% interval):")
+    lines.append("ratings (openskill, mu with 95% interval):")
     for name, (mu, lo, hi) in sorted(ratings(out).items(), key=lambda kv: -kv[1][0]):
         lines.append(f"  {name.ljust(width)}{mu:8.2f}  [{lo:.2f}, {hi:.2f}]")
     return lines

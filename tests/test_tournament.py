@@ -115,3 +115,26 @@ def test_bad_input_is_one_line_exit_2(args, message, tmp_path):
 
 def test_parse_sprt():
     assert parse_sprt("elo0=0,elo1=5,alpha=0.01") == {"elo0": 0.0, "elo1": 5.0, "alpha": 0.01}
+
+
+def test_plackett_luce_where_every_unit_has_its_own_bot(tmp_path):
+    """Three seats held by three distinct entrants: Plackett-Luce on each game's ranking. A synthetic
+    tournament (the tables only) where entrant a always scores most and c least rates a > b > c, and the
+    crosstable gives a 1.0 against both."""
+    import itertools
+    out = tmp_path / "t3"
+    plan = list(itertools.permutations(range(3), 3))
+    out.mkdir()
+    (out / "tournament.json").write_text(json.dumps({"format": "khasino-3p", "bots": ["a", "b", "c"], "games": 40,
+                                                     "seed": 0, "options": {}, "assignments": [list(x) for x in plan]}))
+    for i, a in enumerate(plan):
+        d = out / f"assignment-{i:04d}" / "games"
+        d.mkdir(parents=True)
+        cols = {"game": np.arange(40)}
+        for s in range(3):
+            cols[f"score_{s}"] = np.full(40, 5 - 2 * a[s])       # a: 5, b: 3, c: 1 wherever they sit
+        pd.DataFrame(cols).to_parquet(d / "part-000000.parquet")
+    rt = T.ratings(out)
+    assert rt["a"][0] > rt["b"][0] > rt["c"][0]
+    ct = T.crosstable(out)
+    assert ct[("a", "b")][0] == ct[("a", "c")][0] == ct[("b", "c")][0] == 1.0
