@@ -7,7 +7,7 @@ from .layout import (
     S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    WS_OBS, BOT_GREEDY, SINK_GREEDY, SINK_RANDOM,
+    WS_OBS, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
 )
 from .bits import popcount
 from .movegen import generate
@@ -49,10 +49,13 @@ def decide(bot, st, rules, p, ws, stream):
 
     Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
     draw is given back, so no bot was asked (docs/ENGINE.md)."""
-    if bot > BOT_GREEDY:
+    if bot > BOT_HEURISTIC:
         observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
-    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_RANDOM, r, 0, 0)
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
+               r, 0, 0)
+    if bot == BOT_HEURISTIC:
+        ws[C_BEST_F] = -(1 << 40)   # its score may be negative
     n = generate(st, rules, p, ws)
     if n == 0:
         stream[0] = stream[0] - GOLDEN

@@ -81,7 +81,7 @@ def decide_option(bot, kind, stream):
     options tie (the draw decides, as for random); for Stay it declines (option 0: the capture's cards beat
     the load's none). Returns the option chosen."""
     r = next_u64(stream)
-    if kind == DECIDE_STAY and bot == BOT_GREEDY:
+    if kind == DECIDE_STAY and bot >= BOT_GREEDY:     # greedy and heuristic decline (the capture's cards)
         return 0
     k0 = fmix(zterm(DECISION_TAG, kind, 0, 0) ^ r)
     k1 = fmix(zterm(DECISION_TAG, kind, 1, 0) ^ r)

@@ -10,7 +10,7 @@ from .kasino_moves import gen_kasino
 from .kasino_state import init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino
 from .layout import (
     S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, S_HANDS, S_LOOSE, STATE_SIZE, R_SEATS, R_DECK, R_TEAM,
-    M_KIND, M_KEY, M_TABBE, WS_BEST, C_OVERFLOW, C_BEST_F, BOT_GREEDY, SINK_GREEDY, SINK_RANDOM, KIND_CAPTURE, KIND_TRAIL,
+    M_KIND, M_KEY, M_TABBE, WS_BEST, C_OVERFLOW, C_BEST_F, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, KIND_CAPTURE, KIND_TRAIL,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_ROUND, G_DEALER,
     G_MATCH_WINNER, G_MATCH, G_SEAT0, SEAT_FIELDS, SEAT_CAPTURES, SEAT_TRAILS, SEAT_TABBES, SEAT_MATCH_TOTAL,
     SEAT_TEAM_SCORE, M_CARD, M_VALUE, M_TAKEN_LO, M_TAKEN_HI, S_DEALER,
@@ -27,7 +27,8 @@ from .game import round_seed
 def decide_kasino(bot, st, rules, p, ws, stream):
     """Seat p's bot decides (docs/ENGINE.md, "Bots"): one draw, every legal move generated into its sink."""
     r = next_u64(stream)
-    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_RANDOM, r, 0, 0)
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
+               r, 0, 0)
     ws[C_BEST_F] = -(1 << 40)       # greedy folds -points (misère), which may be below sink_begin's start
     n = gen_kasino(st, rules, p, ws)
     if n == 0:

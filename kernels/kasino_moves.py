@@ -14,11 +14,12 @@ selections share one key (ENGINE.md, Kasino move keys), as every sink expects.
 import numpy as np
 from numba import njit
 
-from .bits import lowbit_index
+from .bits import lowbit_index, popcount
+from .heuristic import kasino_score
 from .groups import item_subsets
 from .layout import (
     S_HANDS, S_LOOSE, S_LOOSE_HI, C_OVERFLOW, C_SINK, C_SEEN, C_BSTART, C_BEND, C_KN, C_KVAL, C_KBIT,
-    C_KITEMH, C_KPTS, C_KSECOND, C_KACES, CARD_BITS, MAX_ITEMS, MAX_SUBSETS, SINK_RANDOM,
+    C_KITEMH, C_KPTS, C_KSECOND, C_KACES, CARD_BITS, MAX_ITEMS, MAX_SUBSETS, SINK_RANDOM, SINK_HEURISTIC,
     WS_SUB, WS_SUBH, WS_RAW, WS_RAWH, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, R_CARD_POINTS,
     KIND_CAPTURE, KIND_TRAIL,
 )
@@ -137,7 +138,8 @@ def offer_capture(ws, p, c, cpts, u, h, tabbe):
             b = m & -m
             m ^= b
             pts += ws[C_KPTS + lowbit_index(b)]
-        if not prefilter(ws, -pts, 0, 0, 0):
+        score = kasino_score(pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
+        if not prefilter(ws, score, 0, 0, 0):
             return
     lo = 0
     hi = 0
@@ -227,7 +229,8 @@ def offer_maximal(ws, p, c, cpts, nm, full):
 @njit(cache=True, nogil=True, _nrt=False)
 def offer_trail_kasino(ws, p, c):
     """A card with no match crawls onto the table (N2): kind `trail`, nothing taken, 0 points."""
-    if ws[C_SINK] != SINK_RANDOM and not prefilter(ws, 0, 0, 0, 0):
+    if ws[C_SINK] != SINK_RANDOM and not prefilter(ws, kasino_score(0, ws[C_KN] + 1) if ws[C_SINK] == SINK_HEURISTIC
+                                                   else 0, 0, 0, 0):
         return
     consider(ws, z_hand(p, c), KIND_TRAIL, c, hand_value(c), 0, 0, 0, 0, 0)
 

@@ -14,6 +14,7 @@ from .bits import lowbit_index, popcount, card_value, SPADES_MASK
 from .groups import (
     combo_start, combo_next, prefix_start, prefix_next, pile_ok, prepare_items, piles_start, piles_next,
 )
+from .heuristic import khasino_score
 from .layout import (
     S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_DEAL, S_LAST_CAP,
     MAX_GROUPS, MAX_VALUE,
@@ -23,7 +24,7 @@ from .layout import (
     CARD_BITS, VALUE_SHIFT,
     C_NOPP, C_BSTART, C_BMID, C_BEND, C_HV, C_TABLE_POINTS, C_CTL,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
-    SINK_RANDOM,
+    SINK_RANDOM, SINK_HEURISTIC, C_OURPTS,
     C_OWNMASK, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
     C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
     R_UNSUMMED, R_ACE_14, R_LOAD_OWNS, R_SWEEPS,
@@ -93,6 +94,7 @@ def prepare_position(st, rules, p, ws):
             m ^= b
             ws[C_CARDPTS + lowbit_index(b)] = rules[R_CARD_POINTS + lowbit_index(b)]
     tp = mask_points(st[S_LOOSE], ws) if features else 0
+    ours = 0
     m = built                       # the per-build tables are read only for values with a build
     while m:
         b = m & -m
@@ -121,6 +123,9 @@ def prepare_position(st, rules, p, ws):
         if features:
             ws[C_BPTS + v] = mask_points(bm, ws)
             tp += ws[C_BPTS + v]
+            if o == p or o == partner:
+                ours += ws[C_BPTS + v]
+    ws[C_OURPTS] = ours
     ws[C_OWNMASK] = ownmask
     ws[C_PARTNER_BUILDS] = partner_builds
     ws[C_CHANGEABLE] = changeable
@@ -195,7 +200,11 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
             tp -= mask_points(lused, ws)
         else:
             tp += mask_points(cbit | pile_cards, ws)
-        if not prefilter(ws, points, cards, spades, tp):
+        if ws[C_SINK] == SINK_HEURISTIC:
+            if not prefilter(ws, heuristic_offer(ws, kind, c, value, target, used, points, cards, spades, tp),
+                             0, 0, 0):
+                return
+        elif not prefilter(ws, points, cards, spades, tp):
             return
 
     key = z_hand(p, c) ^ np.uint64(uhash)    # the loose and pile cards leave their places
@@ -246,11 +255,47 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
             offer_followups(ws, kind, value, used, own, key, c, target, ng, pile_used)
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def heuristic_offer(ws, kind, c, value, target, used, points, cards, spades, tp):
+    """The heuristic bot's score of a main action (kernels/heuristic.py): the greedy features, the card points
+    left exposed on the table (tp, less those in the builds the mover's side owns after the move) and those
+    builds' points and cards (the cards as a change from before the move)."""
+    ours = ws[C_OWNMASK] | ws[C_PARTNER_BUILDS]
+    our_pts = ws[C_OURPTS]
+    our_cards = 0
+    new = used | (1 << c)
+    if kind == KIND_CAPTURE:
+        if target > 0 and (ours >> target) & 1:
+            our_pts -= ws[C_BPTS + target]
+            our_cards -= popcount(ws[C_BMASK + target])
+    elif kind == KIND_BUILD:
+        our_pts += mask_points(new, ws)
+        our_cards += popcount(new)
+    elif kind == KIND_LOAD:
+        if (ours >> value) & 1:
+            our_pts += mask_points(new, ws)
+            our_cards += popcount(new)
+        elif ws[C_LOADKEY + value] != 0:        # C4: the add makes the build the mover's
+            our_pts += ws[C_BPTS + value] + mask_points(new, ws)
+            our_cards += popcount(ws[C_BMASK + value] | new)
+    else:                                       # a change (raise): the build becomes the mover's
+        if not (ours >> target) & 1:
+            our_pts += ws[C_BPTS + target]
+            our_cards += popcount(ws[C_BMASK + target])
+        our_pts += mask_points(new, ws)
+        our_cards += popcount(new)
+    return khasino_score(points, cards, spades, tp - our_pts, our_pts, our_cards)
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def offer_trail(ws, p, c):
     """K11: offer the trail of card c (what `offer` does for a trail, without its general cases)."""
     if ws[C_SINK] != SINK_RANDOM:
-        if not prefilter(ws, 0, 0, 0, ws[C_TABLE_POINTS] + mask_points(1 << c, ws)):
+        tp = ws[C_TABLE_POINTS] + mask_points(1 << c, ws)
+        if ws[C_SINK] == SINK_HEURISTIC:
+            if not prefilter(ws, khasino_score(0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0), 0, 0, 0):
+                return
+        elif not prefilter(ws, 0, 0, 0, tp):
             return
     consider(ws, z_hand(p, c) ^ z_loose(c), KIND_TRAIL, c, card_value(c), 0, 0, 0, 0, 0)
 

@@ -147,8 +147,8 @@ DECISION_TAG = 7
 DECIDE_LEAD, DECIDE_STAY = 0, 1
 
 # ---- bots -----------------------------------------------------------------------------------------------------
-BOT_RANDOM, BOT_GREEDY = 0, 1
-BOT_NAMES = ("random", "greedy")
+BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC = 0, 1, 2
+BOT_NAMES = ("random", "greedy", "heuristic")
 
 # ---- observation (what a seat sees, docs/ENGINE.md "Bots") -------------------------------------------------
 O_SEAT = 0
@@ -171,7 +171,7 @@ STACK_LEN = 64          # selection depth / groups of one move: at most 53
 PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
 
 # sink: what happens to each candidate as it is generated (kernels/sink.py)
-SINK_RANDOM, SINK_GREEDY, SINK_LIST, SINK_KEYS = 0, 1, 2, 3
+SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS = 0, 1, 2, 3, 4
 
 C_OVERFLOW = 0          # a scratch bound was exceeded (never in any format RULINGS.md lists; a guard)
 C_NOPP = 1              # opponents whose piles are usable
@@ -242,7 +242,8 @@ C_KITEMH = C_KBIT + MAX_ITEMS        # key term of item i: Z(2, 0, card + 52 * c
 C_KPTS = C_KITEMH + MAX_ITEMS        # card points of item i (N6)
 C_KSECOND = C_KPTS + MAX_ITEMS       # mask of the items that are a card's second copy
 C_KACES = C_KSECOND + 1              # mask of the items that are aces
-CTX_SIZE = C_KACES + 1
+C_OURPTS = C_KACES + 1               # heuristic bot: card points in the builds the mover or his partner owns
+CTX_SIZE = C_OURPTS + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)

@@ -18,7 +18,7 @@ from numba import njit
 
 from .layout import (
     C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
-    SINK_GREEDY, SINK_LIST, SINK_KEYS, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
+    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
     M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS, M_OWNER, C_MKOWNER,
 )
@@ -48,7 +48,7 @@ def prefilter(ws, points, cards, spades, table_points):
     ws[C_FEAT + 1] = cards
     ws[C_FEAT + 2] = spades
     ws[C_FEAT + 3] = table_points
-    if ws[C_SINK] != SINK_GREEDY:
+    if ws[C_SINK] != SINK_GREEDY and ws[C_SINK] != SINK_HEURISTIC:
         return True
     nt = -table_points
     bp, bc, bs, bt = ws[C_BEST_F], ws[C_BEST_F + 1], ws[C_BEST_F + 2], ws[C_BEST_F + 3]

@@ -26,7 +26,9 @@ from numba import njit
 SCHEMA_VERSION = 1
 
 # Bot pairings: name -> the bot of every seat (as many seats as the format has).
-PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy")}
+PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy"),
+            "heuristic-heuristic": ("heuristic", "heuristic")}
+REFERENCE_BOTS = ("random", "greedy")   # the bots the reference engines play (the heuristic is the core's alone)
 
 DEFAULT_GAMES = 20_000        # core games per cell (seeds 0..games-1)
 DEFAULT_REF_GAMES = 30        # reference games per cell (seeds 0..ref_games-1)
@@ -247,7 +249,7 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
             seconds, wall, warmup, wins = core_rate(fmt, bots, games, repeats)
             core = games / max(seconds, 1e-9)
             ref = None
-            if ref_games:
+            if ref_games and bots[0] in REFERENCE_BOTS:
                 ref = ref_games / max(ref_rate(fmt, bots, ref_games), 1e-9)
             cell = {"format": fmt, "pairing": pairing, "bots": list(bots), "games": int(games),
                     "seat_wins": wins, "core_seconds": seconds, "core_wall_seconds": wall,
@@ -373,14 +375,14 @@ def missing(report, baseline):
 
 # --- text ----------------------------------------------------------------------------------------------------
 
-HEADER = (f"{'format':<16} {'pairing':<14} {'games':>7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8} "
+HEADER = (f"{'format':<16} {'pairing':<19} {'games':>7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8} "
           f"{'normalised':>11}")
 
 
 def format_row(c):
     ref = f"{c['ref_games_per_s']:>12,.1f}" if c.get("ref_games_per_s") else f"{'-':>12}"
     ratio = f"{c['ratio']:>7,.0f}x" if c.get("ratio") else f"{'-':>8}"
-    return (f"{c['format']:<16} {c['pairing']:<14} {c['games']:>7} {c['core_games_per_s']:>13,.0f} {ref} {ratio} "
+    return (f"{c['format']:<16} {c['pairing']:<19} {c['games']:>7} {c['core_games_per_s']:>13,.0f} {ref} {ratio} "
             f"{c['normalised']:>11,.2f}")
 
 

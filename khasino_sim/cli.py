@@ -190,7 +190,7 @@ def _settings(pairs):
 @click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
 @click.option("--games", default=100_000, show_default=True, type=int, help="Number of games.")
 @click.option("--bots", default="greedy,random", show_default=True,
-              help="One bot per seat, comma-separated (random, greedy); khasino-4p also takes one per team "
+              help="One bot per seat, comma-separated (random, greedy, heuristic); khasino-4p also takes one per team "
               "(greedy,random: seats A, B greedy, C, D random), teams swapping sides every game.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
 @click.option("--out", default=None, help="Output folder [default: results/FORMAT-BOTS-sSEED-nGAMES].")
@@ -282,7 +282,7 @@ def options():
               "[default: 3; 2 with --quick].")
 @click.option("--formats", "fmt_names", default=None, metavar="A,B", help="Formats [default: all registered].")
 @click.option("--pairings", default=None, metavar="A,B",
-              help="Bot pairings: random-random, greedy-greedy [default: both].")
+              help="Bot pairings: random-random, greedy-greedy, heuristic-heuristic [default: all].")
 @click.option("--quick", is_flag=True, help="A smaller workload (noisier figures).")
 @click.option("--json", "json_path", default=None, metavar="PATH", help="Write the report (docs/BENCH.md) here.")
 @click.option("--compare", "baseline_path", default=None, metavar="BASELINE.json",

@@ -40,7 +40,7 @@ def permute_hidden(state, rng):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("bot", ["random", "greedy"])
+@pytest.mark.parametrize("bot", ["random", "greedy", "heuristic"])
 def test_choice_ignores_hidden_cards(fmt, bot):
     rng = random.Random(99)
     checked = 0

@@ -72,6 +72,16 @@ def test_same_games_whatever_workers_and_shards(tmp_path):
     same_dataset(a, b)
 
 
+@pytest.mark.parametrize("fmt, bots", [("khasino", ("heuristic", "greedy")), ("kasino-4p", ("heuristic", "random")),
+                                       ("cassino-3p", ("heuristic", "greedy", "random"))])
+def test_heuristic_bot_same_games_whatever_workers(tmp_path, fmt, bots):
+    """The heuristic bot is a function of its seat's view and the decision's one draw: the same run on one
+    worker and on two, in other shards, gives the same dataset."""
+    a = simulate(fmt, games=600, bots=bots, seed=4, out=tmp_path / "a", workers=1, shard_size=600)
+    b = simulate(fmt, games=600, bots=bots, seed=4, out=tmp_path / "b", workers=2, shard_size=170)
+    same_dataset(a, b)
+
+
 def test_small_run_returns_a_dataframe():
     df = simulate(games=400, bots=("random", "greedy"), seed=1)
     assert isinstance(df, pd.DataFrame) and len(df) == 800
