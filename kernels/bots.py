@@ -10,6 +10,7 @@ from .layout import (
     WS_OBS, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
 )
 from .bits import popcount
+from .heuristic import use_weights
 from .movegen import generate
 from .rng import next_u64, GOLDEN
 from .sink import sink_begin
@@ -49,6 +50,7 @@ def decide(bot, st, rules, p, ws, stream):
 
     Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
     draw is given back, so no bot was asked (docs/ENGINE.md)."""
+    bot = use_weights(ws, bot)      # a bot with parameters: its kind, its weights in the workspace
     if bot > BOT_HEURISTIC:
         observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)

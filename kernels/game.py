@@ -185,10 +185,12 @@ def play_batch(rules, seeds, bots, check=False, ws=None, series=1):
 
     `ws` is a workspace to reuse (one per thread); a new one is made when None. With `series` K > 1 the
     games are series of K matches (the batch starts a series): each later match is led as P10 says."""
+    from .heuristic import install_bot_table
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
-    _play_batch(rules, seeds, bots, out, check, new_workspace() if ws is None else ws, int(series))
+    ws = new_workspace() if ws is None else install_bot_table(ws)
+    _play_batch(rules, seeds, bots, out, check, ws, int(series))
     return out
 
 
@@ -343,9 +345,10 @@ def play_matches(rules, seeds, bots, check=False, ws=None, single=False):
     if rules[R_FAMILY] == FAMILY_KASINO:    # N7: fixed-length matches, compiled apart (kernels/kasino_game.py)
         from .kasino_game import play_kasino_matches
         return play_kasino_matches(rules, seeds, bots, check, ws, nrounds=1 if single else None)
+    from .heuristic import install_bot_table
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
-    ws = new_workspace() if ws is None else ws
+    ws = new_workspace() if ws is None else install_bot_table(ws)
     n = seeds.shape[0]
     cap = max(16, 8 * n)
     parts = []

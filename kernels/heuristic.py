@@ -6,24 +6,58 @@ builds the opponents own) and the value of the builds the mover's side owns afte
 usually captured by its owner). Kasino (misère): the fewest points taken (tabbe plus included), and a bonus for
 leaving a single card on the table, which the next player must take with a card of its rank if he holds one
 (a double tabbe: -10 for the mover, N3/N4). Weights in tenths of a point, tuned by duplicate matches against
-greedy (`khasino match heuristic greedy --sprt ...`; figures in docs/ENGINE.md)."""
+greedy (`khasino match heuristic greedy --sprt ...`; figures in docs/ENGINE.md). They are the bot's parameters
+(`heuristic:cards=20,...`, khasino_sim/bots.py): `use_weights` puts the deciding bot's in the workspace.
+"""
+import numpy as np
 from numba import njit
 
-W_POINTS = 100          # a card point taken
-W_CARDS = 14            # a card taken (most cards: 2 points for 21 of 40)
-W_SPADES = 12           # a spade taken (most spades: 2 points for 6 of 10)
-W_EXPOSED = 45          # a card point left on the table outside the mover's side's builds
-W_OUR_POINTS = 55       # a card point in a build the mover's side owns
-W_OUR_CARDS = 6         # a card in a build the mover's side owns
-W_KASINO_SETUP = 35     # Kasino: leaving exactly one card on the table
+from .layout import (
+    C_HW, C_BOTTAB, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC,
+    H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP,
+)
+
+# the defaults, in the order of the H_* slots
+DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 55, "our_cards": 6,
+                   "kasino_setup": 35}
+_DEFAULTS = np.array(list(DEFAULT_WEIGHTS.values()), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def use_weights(ws, bot):
+    """The kind of bot code `bot` (a BOT_* id, or a row of the workspace's bot table), with a heuristic's
+    weights copied to C_HW (the defaults for the plain `heuristic`)."""
+    if bot < BOT_TABLE_BASE:
+        if bot == BOT_HEURISTIC:
+            for k in range(_DEFAULTS.shape[0]):
+                ws[C_HW + k] = _DEFAULTS[k]
+        return bot
+    row = C_BOTTAB + (bot - BOT_TABLE_BASE) * BOT_STRIDE
+    for k in range(BOT_STRIDE - 1):
+        ws[C_HW + k] = ws[row + 1 + k]
+    return ws[row]
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def khasino_score(points, cards, spades, exposed, our_points, our_cards):
-    return (W_POINTS * points + W_CARDS * cards + W_SPADES * spades - W_EXPOSED * exposed
-            + W_OUR_POINTS * our_points + W_OUR_CARDS * our_cards)
+def khasino_score(ws, points, cards, spades, exposed, our_points, our_cards):
+    return (ws[C_HW + H_POINTS] * points + ws[C_HW + H_CARDS] * cards + ws[C_HW + H_SPADES] * spades
+            - ws[C_HW + H_EXPOSED] * exposed + ws[C_HW + H_OUR_POINTS] * our_points
+            + ws[C_HW + H_OUR_CARDS] * our_cards)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def kasino_score(points_taken, table_after):
-    return -W_POINTS * points_taken + (W_KASINO_SETUP if table_after == 1 else 0)
+def kasino_score(ws, points_taken, table_after):
+    return -ws[C_HW + H_POINTS] * points_taken + (ws[C_HW + H_KASINO_SETUP] if table_after == 1 else 0)
+
+
+# The process's bot table (khasino_sim/bots.py registers the bots with parameters here, one row each); every
+# entry point that plays copies it into the workspace it uses (`install_bot_table`), so a bot code means the
+# same in every thread of the process.
+BOT_TABLE = np.zeros(BOT_TABLE_ROWS * BOT_STRIDE, dtype=np.int64)
+
+
+def install_bot_table(ws):
+    """Copy the process's bot table into a workspace (before a kernel call that may meet a bot with
+    parameters)."""
+    ws[C_BOTTAB: C_BOTTAB + BOT_TABLE.shape[0]] = BOT_TABLE
+    return ws

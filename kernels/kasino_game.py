@@ -6,6 +6,7 @@ the Khasino and Cassino kernels do not grow by Kasino's code, nor the other way 
 import numpy as np
 from numba import njit
 
+from .heuristic import use_weights
 from .kasino_moves import gen_kasino
 from .kasino_state import init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino
 from .layout import (
@@ -26,6 +27,7 @@ from .game import round_seed
 @njit(cache=True, nogil=True, _nrt=False)
 def decide_kasino(bot, st, rules, p, ws, stream):
     """Seat p's bot decides (docs/ENGINE.md, "Bots"): one draw, every legal move generated into its sink."""
+    bot = use_weights(ws, bot)
     r = next_u64(stream)
     sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
                r, 0, 0)
@@ -156,7 +158,8 @@ def play_kasino_matches(rules, seeds, bots, check=False, ws=None, nrounds=None):
     from .layout import R_MATCH_ROUNDS
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
-    ws = new_workspace() if ws is None else ws
+    from .heuristic import install_bot_table
+    ws = new_workspace() if ws is None else install_bot_table(ws)
     nrounds = int(rules[R_MATCH_ROUNDS]) if nrounds is None else int(nrounds)
     from .layout import STATS_SIZE
     rows = np.zeros((seeds.shape[0] * nrounds, STATS_SIZE), dtype=np.int64)

@@ -138,7 +138,7 @@ def offer_capture(ws, p, c, cpts, u, h, tabbe):
             b = m & -m
             m ^= b
             pts += ws[C_KPTS + lowbit_index(b)]
-        score = kasino_score(pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
+        score = kasino_score(ws, pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
         if not prefilter(ws, score, 0, 0, 0):
             return
     lo = 0
@@ -229,7 +229,7 @@ def offer_maximal(ws, p, c, cpts, nm, full):
 @njit(cache=True, nogil=True, _nrt=False)
 def offer_trail_kasino(ws, p, c):
     """A card with no match crawls onto the table (N2): kind `trail`, nothing taken, 0 points."""
-    if ws[C_SINK] != SINK_RANDOM and not prefilter(ws, kasino_score(0, ws[C_KN] + 1) if ws[C_SINK] == SINK_HEURISTIC
+    if ws[C_SINK] != SINK_RANDOM and not prefilter(ws, kasino_score(ws, 0, ws[C_KN] + 1) if ws[C_SINK] == SINK_HEURISTIC
                                                    else 0, 0, 0, 0):
         return
     consider(ws, z_hand(p, c), KIND_TRAIL, c, hand_value(c), 0, 0, 0, 0, 0)

@@ -284,7 +284,7 @@ def heuristic_offer(ws, kind, c, value, target, used, points, cards, spades, tp)
             our_cards += popcount(ws[C_BMASK + target])
         our_pts += mask_points(new, ws)
         our_cards += popcount(new)
-    return khasino_score(points, cards, spades, tp - our_pts, our_pts, our_cards)
+    return khasino_score(ws, points, cards, spades, tp - our_pts, our_pts, our_cards)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -293,7 +293,7 @@ def offer_trail(ws, p, c):
     if ws[C_SINK] != SINK_RANDOM:
         tp = ws[C_TABLE_POINTS] + mask_points(1 << c, ws)
         if ws[C_SINK] == SINK_HEURISTIC:
-            if not prefilter(ws, khasino_score(0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0), 0, 0, 0):
+            if not prefilter(ws, khasino_score(ws, 0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0), 0, 0, 0):
                 return
         elif not prefilter(ws, 0, 0, 0, tp):
             return

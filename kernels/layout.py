@@ -243,7 +243,15 @@ C_KPTS = C_KITEMH + MAX_ITEMS        # card points of item i (N6)
 C_KSECOND = C_KPTS + MAX_ITEMS       # mask of the items that are a card's second copy
 C_KACES = C_KSECOND + 1              # mask of the items that are aces
 C_OURPTS = C_KACES + 1               # heuristic bot: card points in the builds the mover or his partner owns
-CTX_SIZE = C_OURPTS + 1
+# bots with parameters (khasino_sim/bots.py): a bot code >= BOT_TABLE_BASE is row code - BOT_TABLE_BASE of the
+# workspace's bot table: its kind (BOT_*) then its parameters; the deciding bot's weights are copied to C_HW
+BOT_TABLE_BASE = 16
+BOT_TABLE_ROWS = 16
+BOT_STRIDE = 8
+H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP = range(7)
+C_HW = C_OURPTS + 1                  # the heuristic weights in force (7)
+C_BOTTAB = C_HW + BOT_STRIDE         # the bot table: BOT_TABLE_ROWS rows of BOT_STRIDE
+CTX_SIZE = C_BOTTAB + BOT_TABLE_ROWS * BOT_STRIDE
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)

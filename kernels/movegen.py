@@ -16,7 +16,8 @@ from .sink import sink_begin
 def new_workspace(list_capacity=0):
     """The scratch of one thread (WS_SIZE int64, under 1 MB): allocated once, reused for every position of
     every game. A listing workspace also holds `list_capacity` move records from WS_LIST."""
-    return np.zeros(WS_SIZE + list_capacity * REC_SIZE, dtype=np.int64)
+    from .heuristic import install_bot_table
+    return install_bot_table(np.zeros(WS_SIZE + list_capacity * REC_SIZE, dtype=np.int64))
 
 
 @njit(cache=True, nogil=True, _nrt=False)

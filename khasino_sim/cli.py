@@ -127,13 +127,13 @@ def show(state_file):
 
 
 def _bots(spec, fmt):
-    from .engine import BOTS
+    from .bots import split_list, BotSpecError
     from .runs import expand_bots
     seats = fmt.seats
-    names = [b.strip() for b in spec.split(",") if b.strip()]
-    for b in names:
-        if b not in BOTS:
-            raise InputError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
+    try:
+        names = split_list(spec)
+    except BotSpecError as e:
+        raise InputError(str(e))
     if len(names) == 1:
         names = names * seats
     names = list(expand_bots(fmt.name, names))       # team formats: one bot per team
@@ -218,7 +218,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
     from .stats import summarize, format_summary
     fmt = _format(fmt_name)
-    names = [b.strip() for b in bots.split(",") if b.strip()]
+    names = _bot_list(bots)
     if out is None:
         out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
     spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
@@ -254,6 +254,17 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
     click.echo(format_summary(summarize(path), None if already else elapsed,
                               unit="matches" if spec.matches() and not rounds else "games"))
+
+
+@main.command("bots")
+def bots_command():
+    """List the bots, their parameters and defaults (a bot spec is NAME or NAME:KEY=VALUE,...; in a list of
+    bots a KEY=VALUE item continues the bot before it: --bots heuristic:cards=20,spades=5,greedy)."""
+    from .bots import BOTS, PARAM_HELP
+    for name, (text, params) in BOTS.items():
+        click.echo(f"{name:<10} {text}")
+        for key, value in params.items():
+            click.echo(f"  {key:<14} default {value:<5} {PARAM_HELP.get(key, '')}")
 
 
 @main.command()
@@ -338,12 +349,11 @@ if __name__ == "__main__":
 
 
 def _bot_list(text, what="--bots"):
-    from .engine import BOTS
-    names = [b.strip() for b in text.split(",") if b.strip()]
-    for b in names:
-        if b not in BOTS:
-            raise InputError(f"unknown bot {b!r} in {what} (known: {', '.join(BOTS)})")
-    return names
+    from .bots import split_list, BotSpecError
+    try:
+        return split_list(text)
+    except BotSpecError as e:
+        raise InputError(f"{what}: {e}")
 
 
 @main.command()

@@ -29,13 +29,15 @@ _LOCAL = threading.local()
 
 
 def _workspace(kind="game"):
-    """This thread's workspace for the game path ("game"), listing records ("list") or counting ("keys")."""
+    """This thread's workspace for the game path ("game"), listing records ("list") or counting ("keys"),
+    holding the process's current bot table (bots with parameters)."""
+    from khasino_sim.kernels.heuristic import install_bot_table
     ws = getattr(_LOCAL, kind, None)
     if ws is None:
         extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-LIST_KEYS // L.REC_SIZE)}[kind]
         ws = new_workspace(extra)
         setattr(_LOCAL, kind, ws)
-    return ws
+    return install_bot_table(ws)
 
 
 class EngineError(RuntimeError):
@@ -92,10 +94,13 @@ class Move:
 
 
 def bot_id(name):
+    """The compiled code of a bot spec (`name` or `name:key=value,...`, khasino_sim/bots.py); KeyError with one
+    line for a bad spec."""
+    from . import bots
     try:
-        return BOTS[name]
-    except KeyError:
-        raise KeyError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
+        return bots.code(name)
+    except bots.BotSpecError as e:
+        raise KeyError(str(e)) from None
 
 
 def _format(fmt_name, options=None):
@@ -544,6 +549,7 @@ def _bot_ids(fmt, bots):
     ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(ids) != fmt.seats:
         raise ValueError(f"{fmt.name} needs {fmt.seats} bots, got {len(ids)}")
+    _workspace()
     return ids
 
 

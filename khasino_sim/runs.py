@@ -117,7 +117,6 @@ def expand_bots(format_name, bots):
 
 def validate(spec):
     """Raise SimulationError on an unusable spec (unknown format, bot or option, bad counts)."""
-    from .engine import BOTS
     try:
         fmt = get_format(spec.format)
     except KeyError as e:
@@ -134,9 +133,12 @@ def validate(spec):
         raise SimulationError(f"the shard size must be positive, not {spec.shard_size}")
     if not 0 <= spec.seed < 2**64:
         raise SimulationError("the seed must be in 0 .. 2**64-1")
+    from . import bots as bot_specs
     for b in spec.bots:
-        if b not in BOTS:
-            raise SimulationError(f"unknown bot {b!r} (known: {', '.join(BOTS)})")
+        try:
+            bot_specs.parse(b)
+        except bot_specs.BotSpecError as e:
+            raise SimulationError(str(e))
     if len(spec.bots) != fmt.seats:
         if fmt.teams:
             raise SimulationError(f"{fmt.name} has {fmt.seats} seats in {fmt.n_teams} teams: give {fmt.seats} "
@@ -181,14 +183,14 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     from khasino_sim.kernels.game import play_batch, play_matches
     from khasino_sim.kernels.movegen import new_workspace
     from khasino_sim.kernels.seeding import seeds_for
-    from .engine import BOTS
+    from .engine import bot_id
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
     rules = fmt.rules_array()
     if getattr(_LOCAL, "ws", None) is None:
         _LOCAL.ws = new_workspace()
     names = spec.bot_names()
-    bot_ids = np.array([BOTS[n] for n in names], dtype=np.int64)
+    bot_ids = np.array([bot_id(n) for n in names], dtype=np.int64)     # bots with parameters: the table's rows
     meta = _meta(spec, shard, start, count, command)
     matches = spec.matches()
     with storage.ShardWriter(out, shard, rounds=matches) as writer:

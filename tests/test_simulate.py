@@ -72,7 +72,7 @@ def test_same_games_whatever_workers_and_shards(tmp_path):
     same_dataset(a, b)
 
 
-@pytest.mark.parametrize("fmt, bots", [("khasino", ("heuristic", "greedy")), ("kasino-4p", ("heuristic", "random")),
+@pytest.mark.parametrize("fmt, bots", [("khasino", ("heuristic:cards=30", "greedy")), ("kasino-4p", ("heuristic", "random")),
                                        ("cassino-3p", ("heuristic", "greedy", "random"))])
 def test_heuristic_bot_same_games_whatever_workers(tmp_path, fmt, bots):
     """The heuristic bot is a function of its seat's view and the decision's one draw: the same run on one

@@ -1,0 +1,94 @@
+"""Bots as specs (`name` or `name:key=value,...`): the registry of bots and their parameters, parsing with one
+clear line per bad spec, and the process's bot table that gives a bot with parameters its compiled code.
+
+`khasino bots` lists this registry. Every bot runs compiled inside the game loop (docs/ENGINE.md, "Bots"); a
+spec with parameters is a row of the bot table (kernels/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
+row, the same in every thread of a process."""
+from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.heuristic import BOT_TABLE, DEFAULT_WEIGHTS
+
+BOTS = {
+    "random": ("a uniform draw over the distinct legal moves", {}),
+    "greedy": ("the most card points, then cards, spades, fewest points left on the table; misère in Kasino "
+               "(the fewest points, tabbe included)", {}),
+    "heuristic": ("a weighted score from what the seat sees (docs/ENGINE.md, Bots); weights in tenths of a point",
+                  dict(DEFAULT_WEIGHTS)),
+}
+PARAM_HELP = {
+    "points": "per card point taken (Kasino: subtracted, misère)",
+    "cards": "per card taken",
+    "spades": "per spade taken",
+    "exposed": "per card point left on the table outside the builds the mover's side owns (subtracted)",
+    "our_points": "per card point in the builds the mover's side owns after the move",
+    "our_cards": "per card those builds gain",
+    "kasino_setup": "Kasino: for leaving exactly one card on the table (a double tabbe set up)",
+}
+_ROWS = {}          # canonical spec -> row of the bot table
+
+
+class BotSpecError(ValueError):
+    """A bad bot spec; the message is one line."""
+
+
+def parse(spec):
+    """(name, params) of a spec; params holds every parameter of the bot (defaults filled in)."""
+    text = str(spec).strip()
+    name, sep, rest = text.partition(":")
+    name = name.strip()
+    if name not in BOTS:
+        raise BotSpecError(f"unknown bot {name!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
+    params = dict(BOTS[name][1])
+    if sep:
+        if not rest.strip():
+            raise BotSpecError(f"bot spec {text!r}: give key=value parameters after ':'")
+        for part in rest.split(","):
+            key, eq, value = part.partition("=")
+            key = key.strip()
+            if not eq or key not in params:
+                known = ", ".join(params) or "none"
+                raise BotSpecError(f"bot spec {text!r}: {name} has no parameter {key!r} (parameters: {known})")
+            try:
+                params[key] = int(value)
+            except ValueError:
+                raise BotSpecError(f"bot spec {text!r}: {key} takes an integer, not {value.strip()!r}") from None
+    return name, params
+
+
+def canonical(spec):
+    """The spec written canonically: the name, then the parameters that differ from the defaults, sorted."""
+    name, params = parse(spec)
+    changed = {k: v for k, v in sorted(params.items()) if v != BOTS[name][1][k]}
+    return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
+
+
+def code(spec):
+    """The compiled bot code of a spec: its BOT_* id without parameters changed, else its row of the bot
+    table (registered on first use)."""
+    canon = canonical(spec)
+    name, params = parse(canon)
+    if ":" not in canon:
+        return L.BOT_NAMES.index(name)
+    if canon not in _ROWS:
+        if len(_ROWS) >= L.BOT_TABLE_ROWS:
+            raise BotSpecError(f"at most {L.BOT_TABLE_ROWS} bots with parameters in one process")
+        row = len(_ROWS)
+        base = row * L.BOT_STRIDE
+        BOT_TABLE[base] = L.BOT_NAMES.index(name)
+        for k, value in enumerate(params.values()):
+            BOT_TABLE[base + 1 + k] = value
+        _ROWS[canon] = row
+    return L.BOT_TABLE_BASE + _ROWS[canon]
+
+
+def split_list(text):
+    """Bot specs from a comma-separated list: a `key=value` item continues the bot before it
+    (`heuristic:cards=20,spades=5,greedy` is two bots)."""
+    out = []
+    for item in (x.strip() for x in str(text).split(",") if x.strip()):
+        if "=" in item and ":" not in item and out:
+            out[-1] += "," + item
+        else:
+            out.append(item)
+    for s in out:
+        parse(s)
+    return [canonical(s) for s in out]
