@@ -8,7 +8,9 @@ from numba import njit
 
 from .heuristic import use_weights
 from .kasino_moves import gen_kasino
-from .kasino_state import init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino
+from .kasino_state import (
+    init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino, lowest_team,
+)
 from .layout import (
     S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, S_HANDS, S_LOOSE, STATE_SIZE, R_SEATS, R_DECK, R_TEAM,
     M_KIND, M_KEY, M_TABBE, WS_BEST, C_OVERFLOW, C_BEST_F, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, KIND_CAPTURE, KIND_TRAIL,
@@ -114,17 +116,7 @@ def play_kasino_round(rules, seed, rnd, bots, st, deck, ws, row, prev, check, st
 @njit(cache=True, nogil=True, _nrt=False)
 def match_winner(rules, row):
     """N7: the team with the lowest match total (the seat without pairs); -1 on a tie at the lowest."""
-    winner = -1
-    best = 1 << 40
-    for s in range(rules[R_SEATS]):
-        t = row[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL]
-        team = rules[R_TEAM + s]
-        if t < best:
-            best = t
-            winner = team
-        elif t == best and team != winner:
-            winner = -1
-    return winner
+    return lowest_team(rules, row, SEAT_MATCH_TOTAL)
 
 
 @njit(cache=True, nogil=True)

@@ -131,18 +131,9 @@ def clears(ws, nm, full):
 def offer_capture(ws, p, c, cpts, u, h, tabbe):
     """Offer the capture of the items u (their key terms xor h) by card c (card points cpts): greedy features
     (misère: the fewest points taken, handed to the maximising sink as -points), key, then the sink."""
-    if ws[C_SINK] != SINK_RANDOM:
-        pts = cpts + tabbe
-        m = u
-        while m:
-            b = m & -m
-            m ^= b
-            pts += ws[C_KPTS + lowbit_index(b)]
-        score = kasino_score(ws, pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
-        if not prefilter(ws, score, 0, 0, 0):
-            return
-    lo = 0
+    lo = 0                          # the captured multiset, and the card points it holds, in one pass
     hi = 0
+    pts = cpts + tabbe
     m = u
     while m:
         b = m & -m
@@ -152,6 +143,11 @@ def offer_capture(ws, p, c, cpts, u, h, tabbe):
             hi |= ws[C_KBIT + i]
         else:
             lo |= ws[C_KBIT + i]
+        pts += ws[C_KPTS + i]
+    if ws[C_SINK] != SINK_RANDOM:
+        score = kasino_score(ws, pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
+        if not prefilter(ws, score, 0, 0, 0):
+            return
     key = z_hand(p, c) ^ np.uint64(h)
     consider(ws, key, KIND_CAPTURE, c, hand_value(c), tabbe, lo, 0, 0, hi)
 

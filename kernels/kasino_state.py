@@ -179,16 +179,22 @@ def score_kasino(st, rules, out):
             if rules[R_TEAM + u] == rules[R_TEAM + s]:
                 t += out[G_SEAT0 + u * SEAT_FIELDS + SEAT_SCORE]
         out[G_SEAT0 + s * SEAT_FIELDS + SEAT_TEAM_SCORE] = t
+    return lowest_team(rules, out, SEAT_TEAM_SCORE)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def lowest_team(rules, row, field):
+    """N7 (misère): the team whose per-seat `field` (a team total every seat of it holds) is the lowest; -1 on
+    a tie at the lowest."""
     winner = -1
     best = 1 << 40
-    for s in range(nseats):
-        o = G_SEAT0 + s * SEAT_FIELDS
-        sc = out[o + SEAT_TEAM_SCORE]
+    for s in range(rules[R_SEATS]):
+        t = row[G_SEAT0 + s * SEAT_FIELDS + field]
         team = rules[R_TEAM + s]
-        if sc < best:
-            best = sc
+        if t < best:
+            best = t
             winner = team
-        elif sc == best and team != winner:
+        elif t == best and team != winner:
             winner = -1
     return winner
 

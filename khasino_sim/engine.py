@@ -241,17 +241,25 @@ def _position(state):
 
 def _check(ws):
     if ws[L.C_OVERFLOW]:
-        raise EngineError("a scratch bound was exceeded (docs/ENGINE.md, Scratch bounds): please report "
-                          "this position")
+        raise EngineError("a scratch bound was exceeded (docs/ENGINE.md, Scratch bounds; no reachable position "
+                          "exceeds one): please report this position")
 
 
-def _records(st, rules, p):
+def _lister(fmt):
+    """The compiled listing entry point of a format's family (Kasino's is compiled apart)."""
+    if fmt.family == "kasino":
+        from khasino_sim.kernels.kasino_game import kasino_list_window
+        return kasino_list_window
+    return list_window
+
+
+def _records(st, rules, p, lister=list_window):
     """Every candidate move record of seat p (duplicates by key included), window by window: each window
     is copied out of the workspace, so memory is bounded by the window, not by the position."""
     ws = _workspace("list")
     lo = 0
     while True:
-        total = list_window(st, rules, p, ws, L.SINK_LIST, lo, lo + LIST_RECORDS)
+        total = lister(st, rules, p, ws, L.SINK_LIST, lo, lo + LIST_RECORDS)
         _check(ws)
         count = min(total, lo + LIST_RECORDS) - lo
         if count <= 0:
@@ -337,7 +345,8 @@ def iter_moves(state):
     if st[L.S_OVER]:
         return
     if fmt.family == "kasino":
-        yield from kasino_engine.iter_moves(fmt, st, _workspace("list"), LIST_RECORDS, Move)
+        p = int(st[L.S_TO_MOVE])
+        yield from kasino_engine.iter_moves(fmt, st, _records(st, rules, p, _lister(fmt)), Move)
         return
     if decision is not None:
         yield from _decision_moves(fmt, st, rules, decision)
@@ -394,14 +403,13 @@ def count_moves(state):
         return 0
     if decision is not None:
         return 2
-    if fmt.family == "kasino":
-        return kasino_engine.count_keys(st, fmt, _workspace("keys"), LIST_KEYS)
+    lister = _lister(fmt)
     p = int(st[L.S_TO_MOVE])
     ws = _workspace("keys")
     seen = None
     lo = 0
     while True:
-        total = list_window(st, rules, p, ws, L.SINK_KEYS, lo, lo + LIST_KEYS)
+        total = lister(st, rules, p, ws, L.SINK_KEYS, lo, lo + LIST_KEYS)
         _check(ws)
         count = max(0, min(total, lo + LIST_KEYS) - lo)
         keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
@@ -445,7 +453,10 @@ def bot_move(state, bot, draw_seed):
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
     if fmt.family == "kasino":
-        key = kasino_engine.bot_key(fmt, st, bot_id(bot), ws, stream)
+        from khasino_sim.kernels.kasino_game import decide_kasino
+        decide_kasino(bot_id(bot), st, rules, p, ws, stream)
+        _check(ws)
+        key = int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
         return next(mv for mv in iter_moves(state) if mv.key == key)
     if decision is not None:
         kind = L.DECIDE_LEAD if decision["kind"] == "lead" else L.DECIDE_STAY
@@ -554,17 +565,12 @@ def _bot_ids(fmt, bots):
 
 
 def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=True, rounds=None):
-    """Cassino: play one round in the core, dealt from the round seed `seed` (P20), with the match totals
-    `scores` before it. Returns {"keys", "seats", "winner", "turns", "no_move", "bad", "final"}; `winner` is the
-    round's (the highest round score; -1 on a tie)."""
+    """Cassino and Kasino: play one round in the core, dealt from the round seed `seed` (P20, P22), with the
+    match totals `scores` before it (Kasino: in a match of `rounds` rounds). Returns {"keys", "seats",
+    "winner", "turns", "no_move", "bad", "final"}; `winner` is the round's (the highest round score, in Kasino
+    the lowest; -1 on a tie)."""
     from khasino_sim.kernels.game import play_dealt_round
     fmt = _format(fmt_name, options)
-    if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team, `rounds` the match length
-        out = kasino_engine.play_round(fmt, seed, _bot_ids(fmt, bots), round, rounds, scores, _workspace(), check,
-                                       seat_stats)
-        if out["overflow"]:
-            raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
-        return out
     rules = fmt.rules_array()
     prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
     for s, total in enumerate(scores or [0] * fmt.seats):
@@ -572,8 +578,13 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
     trace = np.zeros(4 * fmt.deck, dtype=np.int64)
-    n = play_dealt_round(rules, np.uint64(seed), round, _bot_ids(fmt, bots), st, np.zeros(104, dtype=np.int64),
-                         _workspace(), row, prev, check, np.zeros(1, dtype=np.uint64), trace)
+    args = (rules, np.uint64(seed), round, _bot_ids(fmt, bots), st, np.zeros(104, dtype=np.int64), _workspace(),
+            row, prev, check, np.zeros(1, dtype=np.uint64), trace)
+    if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team; `rounds` the match length
+        from khasino_sim.kernels.kasino_game import play_kasino_round
+        n = play_kasino_round(*args, rounds or fmt.match_rounds)
+    else:
+        n = play_dealt_round(*args)
     if row[L.G_OVERFLOW]:
         raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),

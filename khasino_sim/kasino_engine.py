@@ -1,12 +1,11 @@
-"""The Python API's Kasino side (N1–N7): deal a round, list and count moves, a bot's move, whole rounds and
-matches, scores. `engine` dispatches here for the `kasino-*` formats; moves carry `captured` and `tabbe`."""
+"""The Python API's Kasino side (N1–N7): deal a round, its moves as engine.Move objects (with `captured` and
+`tabbe`), whole matches, scores. `engine` dispatches here for the `kasino-*` formats; listing windows, counting,
+bot moves and single rounds go through engine's own code with Kasino's compiled entry points."""
 import numpy as np
 
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card
-from khasino_sim.kernels.kasino_game import (
-    kasino_list_window, decide_kasino, play_kasino_round, play_kasino_matches,
-)
+from khasino_sim.kernels.kasino_game import play_kasino_matches
 from khasino_sim.kernels.kasino_state import init_round, apply_kasino, advance_kasino, score_kasino
 from khasino_sim.kernels.state import shuffle_deck
 from .kasino_json import multiset_names, to_json
@@ -56,36 +55,13 @@ def describe(rec, p):
     return f"Play {card} to take {' '.join(taken)}{tabbe}"
 
 
-def check(ws):
-    """EngineError if the position outgrew a scratch table (a JSON table far beyond any reachable one:
-    docs/ENGINE.md, "Scratch bounds")."""
-    if ws[L.C_OVERFLOW]:
-        from .engine import EngineError
-        raise EngineError("this table is too large for the core's scratch (docs/ENGINE.md, Scratch bounds: no "
-                          "reachable Kasino table holds more than 18 cards)")
-
-
-def records(st, rules, p, ws, window):
-    """Every candidate record of seat p (duplicates by key included), window by window."""
-    lo = 0
-    while True:
-        total = kasino_list_window(st, rules, p, ws, L.SINK_LIST, lo, lo + window)
-        check(ws)
-        count = min(total, lo + window) - lo
-        if count <= 0:
-            return
-        yield from ws[L.WS_LIST: L.WS_LIST + count * L.REC_SIZE].reshape(count, L.REC_SIZE).copy()
-        lo += window
-        if lo >= total:
-            return
-
-
-def iter_moves(fmt, st, ws, window, move_class):
-    """Every distinct legal move (P7) in generation order, as `move_class` (engine.Move) objects."""
+def iter_moves(fmt, st, records, move_class):
+    """Every distinct legal move (P7) in generation order, as `move_class` (engine.Move) objects, from the
+    candidate records engine's listing windows give."""
     rules = fmt.rules_array()
     p = int(st[L.S_TO_MOVE])
     seen = set()
-    for rec in records(st, rules, p, ws, window):
+    for rec in records:
         key = int(np.uint64(rec[L.M_KEY]))
         if key in seen:
             continue
@@ -100,31 +76,6 @@ def iter_moves(fmt, st, ws, window, move_class):
                          tabbe=int(rec[L.M_TABBE]))
 
 
-def count_keys(st, fmt, ws, window):
-    """The distinct keys of the position's moves, window by window."""
-    rules = fmt.rules_array()
-    p = int(st[L.S_TO_MOVE])
-    seen = None
-    lo = 0
-    while True:
-        total = kasino_list_window(st, rules, p, ws, L.SINK_KEYS, lo, lo + window)
-        check(ws)
-        count = max(0, min(total, lo + window) - lo)
-        keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
-        seen = keys if seen is None else np.union1d(seen, keys)
-        lo += window
-        if lo >= total:
-            return len(seen)
-
-
-def bot_key(fmt, st, bot, ws, stream):
-    """The key of the move the bot (id) plays, one draw taken from `stream`."""
-    p = int(st[L.S_TO_MOVE])
-    decide_kasino(bot, st, fmt.rules_array(), p, ws, stream)
-    check(ws)
-    return int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
-
-
 def seat_scores(st, fmt):
     """P26: per seat, the round's card points, last point, tabbe plus and minus, its score and its pair's."""
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
@@ -132,22 +83,6 @@ def seat_scores(st, fmt):
     keys = ("card_points", "last_point", "tabbe_plus", "tabbe_minus", "score", "team_score", "cards", "spades")
     return [{k: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_FIELD_NAMES.index(k)]) for k in keys}
             for s in range(fmt.seats)]
-
-
-def play_round(fmt, seed, bot_ids, rnd, rounds, scores, ws, check, seat_stats):
-    """Round `rnd` dealt from the round seed `seed`, played by the bots, with the match totals before it."""
-    rules = fmt.rules_array()
-    prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
-    for s, total in enumerate(scores or [0] * fmt.seats):
-        prev[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL] = total
-    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
-    trace = np.zeros(104, dtype=np.int64)
-    n = play_kasino_round(rules, np.uint64(seed), rnd, bot_ids, st, np.zeros(104, dtype=np.int64), ws, row, prev,
-                          check, np.zeros(1, dtype=np.uint64), trace, rounds or fmt.match_rounds)
-    return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),
-            "winner": int(row[L.G_WINNER]), "turns": int(row[L.G_TURNS]), "no_move": int(row[L.G_NO_MOVE]),
-            "bad": int(row[L.G_BAD]), "overflow": int(row[L.G_OVERFLOW]), "final": to_json(st, fmt)}
 
 
 def play_match(fmt, seed, bot_ids, rounds, check, seat_stats):

@@ -37,3 +37,38 @@ def position(fmt="khasino", hands=((), ()), loose=(), builds=(), piles=((), ()),
 
 def dumps(state):
     return json.dumps(state, sort_keys=True)
+
+
+def compare_walk(ref, fmt, positions, first_seed, **deal):
+    """Random walks through reference rounds of a match format (rounds 1, 2, 3, ... so every seat deals; match
+    totals carried, partners holding their team's), comparing every position's distinct successors and keys with
+    the core's (`engine.legal_moves`); returns the number of positions compared. `ref` is the family's reference
+    module; `deal` its extra deal arguments (Cassino's `options`)."""
+    import json
+    import random
+    from khasino_sim import engine
+    from khasino_sim.formats import get_format
+
+    def canon(state):
+        return json.dumps(state, sort_keys=True)
+    done = 0
+    g = 0
+    f = get_format(fmt)
+    while done < positions:
+        rnd = 1 + g % f.seats
+        scores = [g % 7 * (s + 1) for s in range(f.seats)]
+        if f.teams:
+            scores = [scores[f.team_of(s)] for s in range(f.seats)]
+        state = ref.initial_state(fmt, first_seed + g, round=rnd, scores=scores, **deal)
+        mine = engine.new_game(fmt, first_seed + g, round=rnd, scores=scores, **deal)
+        assert canon(state) == canon(mine), "the deal differs"
+        rng = random.Random(g)
+        while not state["over"] and done < positions:
+            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
+            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
+            assert want, "a position without a legal move"
+            assert got == want, f"successors differ in {canon(state)}"
+            done += 1
+            state = json.loads(rng.choice(list(want.values())))
+        g += 1
+    return done

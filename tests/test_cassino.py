@@ -6,12 +6,12 @@ matches for the same seeds and bots, and the invariants of every round of many r
 The full counts (20,000 positions per format and option set) run in `scripts/differential_cassino.py`; this
 suite keeps a sample of each."""
 import json
-import random
 
 import numpy as np
 import pytest
 
 from khasino_sim import engine
+from tests.helpers import compare_walk
 from khasino_sim import reference_cassino as ref
 from khasino_sim.formats import get_format, with_options
 from khasino_sim.kernels import layout as L
@@ -28,30 +28,9 @@ def canon(state):
 
 
 def walk(fmt, options, positions, first_seed):
-    """Random walks through reference rounds of `fmt` (rounds 1, 2, 3, ... so every seat deals; match totals
-    carried), comparing every position's distinct successors and keys with the core's; returns the number of
-    positions compared."""
-    done = 0
-    g = 0
-    seats = get_format(fmt).seats
-    while done < positions:
-        rnd = 1 + g % seats
-        scores = [g % 7 * (s + 1) for s in range(seats)]
-        if get_format(fmt).teams:
-            scores = [scores[s % 2] for s in range(seats)]
-        state = ref.initial_state(fmt, first_seed + g, options=options, round=rnd, scores=scores)
-        mine = engine.new_game(fmt, first_seed + g, options=options, round=rnd, scores=scores)
-        assert canon(state) == canon(mine), "the deal differs"
-        rng = random.Random(g)
-        while not state["over"] and done < positions:
-            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
-            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
-            assert want, "a position without a legal move (C6, P1)"
-            assert got == want, f"successors differ in {canon(state)}"
-            done += 1
-            state = json.loads(rng.choice(list(want.values())))
-        g += 1
-    return done
+    """Random walks through reference rounds of `fmt` with `options`, compared position by position with the
+    core (tests/helpers.py); returns the number of positions compared."""
+    return compare_walk(ref, fmt, positions, first_seed, options=options)
 
 
 @pytest.mark.slow
