@@ -7,12 +7,12 @@ from .layout import (
     S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    WS_OBS, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
+    DECISION_TAG, DECIDE_STAY, BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
 )
 from .bits import popcount
 from .heuristic import use_weights
 from .movegen import generate
-from .rng import next_u64, GOLDEN
+from .rng import next_u64, fmix, zterm, GOLDEN
 from .sink import sink_begin
 
 
@@ -42,17 +42,29 @@ def observe(st, rules, seat, obs, at):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def decide(bot, st, rules, p, ws, stream):
-    """Seat p's bot decides: one draw r from the bot stream, then every legal move is generated into the
+def option_basic(bot, kind, stream):
+    """A decision that is not a card play (P11 lead, P15 Stay; docs/ENGINE.md) for a bot that does not search:
+    one draw; options 0 and 1 with keys Z(7, kind, option, 0). Random: the option whose key minimises
+    fmix(key ^ r). Greedy and heuristic: the lead options tie (the draw decides, as for random); for Stay they
+    decline (option 0: the capture's cards beat the load's none). Returns the option chosen."""
+    r = next_u64(stream)
+    if kind == DECIDE_STAY and bot != BOT_RANDOM:
+        return 0
+    k0 = fmix(zterm(DECISION_TAG, kind, 0, 0) ^ r)
+    k1 = fmix(zterm(DECISION_TAG, kind, 1, 0) ^ r)
+    return 0 if k0 < k1 else 1
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def decide_basic(bot, st, rules, p, ws, stream):
+    """Seat p's bot (one that does not search: kernels/search.py dispatches) decides: one draw r from the bot stream, then every legal move is generated into the
     bot's sink (kernels/sink.py), which keeps the running best at WS_BEST. The bot's inputs are the
-    candidates' keys and features, all computed from what seat p sees, and, for a bot that reads it (none of
-    the built-in ones does), the observation written at WS_OBS.
+    candidates' keys and features, all computed from what seat p sees (`observe` writes that view for a bot
+    that reads it; none of the built-in ones does).
 
     Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
     draw is given back, so no bot was asked (docs/ENGINE.md)."""
     bot = use_weights(ws, bot)      # a bot with parameters: its kind, its weights in the workspace
-    if bot > BOT_HEURISTIC:
-        observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
     sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
                r, 0, 0)

@@ -3,14 +3,13 @@ import numpy as np
 from numba import njit
 
 from .bits import lowbit_index, popcount
-from .bots import decide
+from .search import decide, NO_DECISION
 from .layout import (
     S_TO_MOVE, S_OVER, S_LAST_CAP, S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE,
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
     KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
-    R_TEAMS, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_GREEDY,
-    SEAT_STAY_OFFERS, SEAT_STAYS,
+    R_TEAMS, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY,     SEAT_STAY_OFFERS, SEAT_STAYS,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_SEAT0, SEAT_FIELDS,
     G_ROUND, G_DEALER, G_MATCH_WINNER, G_MATCH, SEAT_MATCH_TOTAL, SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_SCORE,
     S_DEALER, S_ROUND, S_SCORES, S_SWEEPS, R_SWEEPS, R_MATCH_TARGET, R_TEAM, R_NEXT, R_CARD_POINTS,
@@ -19,7 +18,7 @@ from .layout import (
 )
 from .movegen import new_workspace
 from .bits import TEN_DIAMONDS, TWO_SPADES
-from .rng import bot_stream_seed, next_u64, fmix, zterm, GOLDEN
+from .rng import bot_stream_seed, fmix, zterm, GOLDEN
 from .state import (
     shuffle_deck, init_state, apply_move, apply_stay, stay_partner, trail_fallback, advance, score, series_leader,
     pile_mask, first_of_team,
@@ -75,20 +74,6 @@ def cards_accounted(st, rules):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def decide_option(bot, kind, stream):
-    """A decision that is not a card play (P11 lead, P15 Stay; docs/ENGINE.md): one draw; options 0 and 1
-    with keys Z(7, kind, option, 0). Random: the option whose key minimises fmix(key ^ r). Greedy: the lead
-    options tie (the draw decides, as for random); for Stay it declines (option 0: the capture's cards beat
-    the load's none). Returns the option chosen."""
-    r = next_u64(stream)
-    if kind == DECIDE_STAY and bot >= BOT_GREEDY:     # greedy and heuristic decline (the capture's cards)
-        return 0
-    k0 = fmix(zterm(DECISION_TAG, kind, 0, 0) ^ r)
-    k1 = fmix(zterm(DECISION_TAG, kind, 1, 0) ^ r)
-    return 0 if k0 < k1 else 1
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     """Play the game in `st` to the end. bots[seat] is a bot id. trace (if long enough) receives the key of
     every decision (docs/ENGINE.md: each card play's key, -1 for a K11 fallback, then the Stay option chosen
@@ -97,7 +82,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     nt = 0
     while st[S_OVER] == 0:
         p = st[S_TO_MOVE]
-        n = decide(bots[p], st, rules, p, ws, bot_stream)
+        n = decide(bots[p], st, rules, p, ws, bot_stream, np.int64(NO_DECISION), np.int64(-1))
         if ws[C_OVERFLOW]:
             stats[G_OVERFLOW] = 1
         o = G_SEAT0 + p * SEAT_FIELDS
@@ -119,7 +104,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
             partner = stay_partner(st, rules, p, kind, target) if rules[R_TEAMS] else -1
             if partner >= 0:        # P15: the partner may keep the captured build on the table
                 stats[G_SEAT0 + partner * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
-                stay = decide_option(bots[partner], DECIDE_STAY, bot_stream)
+                stay = decide(bots[partner], st, rules, partner, ws, bot_stream, np.int64(DECIDE_STAY), p)
                 if nt < trace.shape[0]:
                     trace[nt] = np.int64(zterm(DECISION_TAG, DECIDE_STAY, stay, 0))
                 nt += 1
@@ -159,7 +144,7 @@ def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream,
     stream[0] = bot_stream_seed(game_seed)
     nt = 0
     if rules[R_LEAD_CHOICE]:
-        leader = decide_option(bots[0], DECIDE_LEAD, stream)
+        leader = decide(bots[0], st, rules, np.int64(0), ws, stream, np.int64(DECIDE_LEAD), np.int64(-1))
         if trace.shape[0] > 0:
             trace[0] = np.int64(zterm(DECISION_TAG, DECIDE_LEAD, leader, 0))
         nt = 1

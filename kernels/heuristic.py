@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    C_HW, C_BOTTAB, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC,
+    C_HW, C_BOTTAB, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC, BOT_ROLLOUT,
     H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP,
 )
 
@@ -21,16 +21,24 @@ from .layout import (
 DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 55, "our_cards": 6,
                    "kasino_setup": 35}
 _DEFAULTS = np.array(list(DEFAULT_WEIGHTS.values()), dtype=np.int64)
+# the search bots' parameters (n, c, policy), kernels/search.py; policy is a BOT_* code (2: heuristic playouts,
+# which beat greedy's by 12 points of share against heuristic in khasino: docs/ENGINE.md "Bots")
+SEARCH_DEFAULTS = {"rollout": {"n": 200, "c": 70, "policy": 2}, "ismcts": {"n": 1000, "c": 70, "policy": 2}}
+_SEARCH = np.array([list(SEARCH_DEFAULTS["rollout"].values()), list(SEARCH_DEFAULTS["ismcts"].values())],
+                   dtype=np.int64)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def use_weights(ws, bot):
-    """The kind of bot code `bot` (a BOT_* id, or a row of the workspace's bot table), with a heuristic's
-    weights copied to C_HW (the defaults for the plain `heuristic`)."""
+    """The kind of bot code `bot` (a BOT_* id, or a row of the workspace's bot table), with its parameters
+    copied to C_HW: a heuristic's weights, a search bot's (n, c, policy); the defaults for a plain code."""
     if bot < BOT_TABLE_BASE:
         if bot == BOT_HEURISTIC:
             for k in range(_DEFAULTS.shape[0]):
                 ws[C_HW + k] = _DEFAULTS[k]
+        elif bot >= BOT_ROLLOUT:
+            for k in range(_SEARCH.shape[1]):
+                ws[C_HW + k] = _SEARCH[bot - BOT_ROLLOUT, k]
         return bot
     row = C_BOTTAB + (bot - BOT_TABLE_BASE) * BOT_STRIDE
     for k in range(BOT_STRIDE - 1):
@@ -54,6 +62,15 @@ def kasino_score(ws, points_taken, table_after):
 # entry point that plays copies it into the workspace it uses (`install_bot_table`), so a bot code means the
 # same in every thread of the process.
 BOT_TABLE = np.zeros(BOT_TABLE_ROWS * BOT_STRIDE, dtype=np.int64)
+
+
+def search_iterations():
+    """The most iterations any search bot registered in this process's bot table runs (0: none)."""
+    n = 0
+    for row in range(BOT_TABLE_ROWS):
+        if BOT_TABLE[row * BOT_STRIDE] >= BOT_ROLLOUT:
+            n = max(n, int(BOT_TABLE[row * BOT_STRIDE + 1]))
+    return n
 
 
 def install_bot_table(ws):

@@ -6,52 +6,22 @@ the Khasino and Cassino kernels do not grow by Kasino's code, nor the other way 
 import numpy as np
 from numba import njit
 
-from .heuristic import use_weights
 from .kasino_moves import gen_kasino
+from .kasino_search import decide_kasino, crawl_fallback
 from .kasino_state import (
     init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino, lowest_team,
 )
 from .layout import (
-    S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, S_HANDS, S_LOOSE, STATE_SIZE, R_SEATS, R_DECK, R_TEAM,
-    M_KIND, M_KEY, M_TABBE, WS_BEST, C_OVERFLOW, C_BEST_F, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, KIND_CAPTURE, KIND_TRAIL,
-    G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_ROUND, G_DEALER,
-    G_MATCH_WINNER, G_MATCH, G_SEAT0, SEAT_FIELDS, SEAT_CAPTURES, SEAT_TRAILS, SEAT_TABBES, SEAT_MATCH_TOTAL,
-    SEAT_TEAM_SCORE, M_CARD, M_VALUE, M_TAKEN_LO, M_TAKEN_HI, S_DEALER,
+    S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, STATE_SIZE, R_SEATS, R_DECK, M_KIND, M_KEY, M_TABBE,
+    WS_BEST, C_OVERFLOW, KIND_CAPTURE, G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED,
+    G_LEADER, G_ROUND, G_DEALER, G_MATCH_WINNER, G_MATCH, G_SEAT0, SEAT_FIELDS, SEAT_CAPTURES, SEAT_TRAILS,
+    SEAT_TABBES, SEAT_MATCH_TOTAL, SEAT_TEAM_SCORE, S_DEALER,
 )
-from .bits import lowbit_index
 from .movegen import new_workspace
-from .rng import bot_stream_seed, next_u64, GOLDEN
+from .rng import bot_stream_seed
 from .sink import sink_begin
 from .state import shuffle_deck
 from .game import round_seed
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def decide_kasino(bot, st, rules, p, ws, stream):
-    """Seat p's bot decides (docs/ENGINE.md, "Bots"): one draw, every legal move generated into its sink."""
-    bot = use_weights(ws, bot)
-    r = next_u64(stream)
-    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
-               r, 0, 0)
-    ws[C_BEST_F] = -(1 << 40)       # greedy folds -points (misère), which may be below sink_begin's start
-    n = gen_kasino(st, rules, p, ws)
-    if n == 0:
-        stream[0] = stream[0] - GOLDEN
-    return n
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def crawl_fallback(st, p, ws):
-    """Never in play (a hand card always has a move): the lowest card of seat p's hand crawls."""
-    h = st[S_HANDS + 2 * p]
-    c = lowbit_index(h & -h)
-    ws[WS_BEST + M_CARD] = c
-    ws[WS_BEST + M_KIND] = KIND_TRAIL
-    ws[WS_BEST + M_VALUE] = (c >> 2) + 1
-    ws[WS_BEST + M_TABBE] = 0
-    ws[WS_BEST + M_TAKEN_LO] = 0
-    ws[WS_BEST + M_TAKEN_HI] = 0
-    ws[WS_BEST + M_KEY] = 0
 
 
 @njit(cache=True, nogil=True, _nrt=False)

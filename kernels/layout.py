@@ -147,8 +147,9 @@ DECISION_TAG = 7
 DECIDE_LEAD, DECIDE_STAY = 0, 1
 
 # ---- bots -----------------------------------------------------------------------------------------------------
-BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC = 0, 1, 2
-BOT_NAMES = ("random", "greedy", "heuristic")
+BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS = 0, 1, 2, 3, 4
+BOT_NAMES = ("random", "greedy", "heuristic", "rollout", "ismcts")
+BOT_SEARCH = BOT_ROLLOUT        # bots from here on search (kernels/search.py); below it, one generation pass
 
 # ---- observation (what a seat sees, docs/ENGINE.md "Bots") -------------------------------------------------
 O_SEAT = 0
@@ -171,7 +172,7 @@ STACK_LEN = 64          # selection depth / groups of one move: at most 53
 PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
 
 # sink: what happens to each candidate as it is generated (kernels/sink.py)
-SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS = 0, 1, 2, 3, 4
+SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT = 0, 1, 2, 3, 4, 5, 6
 
 C_OVERFLOW = 0          # a scratch bound was exceeded (never in any format RULINGS.md lists; a guard)
 C_NOPP = 1              # opponents whose piles are usable
@@ -251,7 +252,19 @@ BOT_STRIDE = 8
 H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP = range(7)
 C_HW = C_OURPTS + 1                  # the heuristic weights in force (7)
 C_BOTTAB = C_HW + BOT_STRIDE         # the bot table: BOT_TABLE_ROWS rows of BOT_STRIDE
-CTX_SIZE = C_BOTTAB + BOT_TABLE_ROWS * BOT_STRIDE
+# search bots (kernels/search.py): the tree node being expanded, the iteration, the selection rule and its
+# constant, the running choice (unexpanded?, its score, its draw hash), the key SINK_SELECT looks for, and
+# where the search area starts in the workspace (after the fixed scratch) and how many nodes it holds
+C_TNODE = C_BOTTAB + BOT_TABLE_ROWS * BOT_STRIDE
+C_TITER = C_TNODE + 1
+C_TSEL = C_TITER + 1                 # SEL_UCB or SEL_LEAST
+C_TC = C_TSEL + 1                    # the UCB exploration constant, in hundredths
+C_TNEW = C_TC + 1                    # 1: the running choice is an unexpanded move
+C_TBEST = C_TNEW + 1                 # its score (UCB scaled by 2**32, or minus its visits)
+C_TKEY = C_TBEST + 1                 # SINK_SELECT: the key wanted; SINK_TREE: the running choice's key
+C_TCAP = C_TKEY + 1                  # nodes the search area holds
+C_THASH = C_TCAP + 1                 # slots of its child table (a power of two)
+CTX_SIZE = C_THASH + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
@@ -276,3 +289,18 @@ WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
 WS_SIZE = WS_OBS + OBS_SIZE
 WS_LIST = WS_SIZE                    # a listing workspace is longer: records (SINK_LIST) or keys (SINK_KEYS)
                                      # of candidates [lo, hi) from here
+
+# ---- search area (kernels/search.py, tree.py): from WS_SIZE, in a workspace made for a search bot -----------
+# (movegen.new_workspace sizes it for the largest `n` of the search bots registered; docs/ENGINE.md "Search")
+MAX_DEPTH = 2 * MAX_CARDS + 2        # decisions from any position to its end: card plays, a Stay after each, a lead
+A_ST = WS_SIZE                       # the determinised position an iteration plays
+A_ROW = A_ST + STATE_SIZE            # its statistics row (scoring)
+A_REC = A_ROW + STATS_SIZE           # a pending Stay in an iteration: the mover's move record
+A_ROOTREC = A_REC + REC_SIZE         # the Stay the search answers: the mover's move record (kept for the caller)
+A_CARDS = A_ROOTREC + REC_SIZE       # the unseen cards, shuffled
+A_REWARD = A_CARDS + MAX_CARDS       # the playout's reward per seat, in thousandths
+A_PATH = A_REWARD + MAX_SEATS        # the nodes an iteration passed
+A_NODES = A_PATH + MAX_DEPTH         # the tree: NODE_FIELDS per node, then the child table
+N_KEY, N_PARENT, N_VISITS, N_AVAIL, N_WSUM, N_SEEN, N_SEAT = range(7)
+NODE_FIELDS = 7
+SEL_UCB, SEL_LEAST = 0, 1            # ismcts: UCB with availability counts; rollout: the least-tried move

@@ -10,6 +10,9 @@ path holds no move list and no position has a move cap.
   at WS_LIST; the Python API lists any position by successive windows, in bounded memory. `SINK_KEYS`
   writes only their keys (counting distinct moves).
 
+- `SINK_TREE` / `SINK_SELECT` (the search bots, kernels/search.py): each move folded into a tree node's
+  selection (kernels/tree.py), or the move with a given key picked out.
+
 A later bot plugs in here: a new mode with its own `prefilter` score and tie-break, fed by the same pass.
 The running best is one move record at WS_BEST; `apply_move` plays it.
 """
@@ -18,11 +21,12 @@ from numba import njit
 
 from .layout import (
     C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
-    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
+    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, C_TKEY, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
     M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS, M_OWNER, C_MKOWNER,
 )
 from .rng import fmix
+from .tree import tree_offer
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -97,12 +101,27 @@ def write_record(ws, at, kind, c, value, target, used, ng, nf, key, pile_used):
         ws[at + M_FGROUPS + i] = x & (CARD_BITS | (15 << VALUE_SHIFT))
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used):
+    """The search bots' modes (kernels/tree.py): SINK_TREE folds the move into a tree node's selection and
+    keeps the chosen move's record; SINK_SELECT keeps the first move whose key is ws[C_TKEY]."""
+    if ws[C_SINK] == SINK_SELECT:
+        if ws[C_FOUND] == 0 and np.int64(key) == ws[C_TKEY]:
+            ws[C_FOUND] = 1
+            write_record(ws, WS_BEST, kind, c, value, target, used, ng, nf, key, pile_used)
+    elif tree_offer(ws, key):
+        write_record(ws, WS_BEST, kind, c, value, target, used, ng, nf, key, pile_used)
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def consider(ws, key, kind, c, value, target, used, ng, nf, pile_used):
     """Fold one candidate (its features already given to `prefilter`) into the sink."""
     idx = ws[C_SEEN]
     ws[C_SEEN] = idx + 1
     mode = ws[C_SINK]
+    if mode >= SINK_TREE:
+        search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used)
+        return
     if mode >= SINK_LIST:
         if ws[C_LIST_LO] <= idx < ws[C_LIST_HI]:
             if mode == SINK_KEYS:

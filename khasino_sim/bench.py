@@ -29,6 +29,10 @@ SCHEMA_VERSION = 1
 PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy"),
             "heuristic-heuristic": ("heuristic", "heuristic")}
 REFERENCE_BOTS = ("random", "greedy")   # the bots the reference engines play (the heuristic is the core's alone)
+# The search bots at their defaults, asked for by name (--pairings): each of their decisions plays hundreds of
+# games out, so a cell plays games / SEARCH_SLOWDOWN of them (at least 2) after a one-game warm-up.
+SEARCH_PAIRINGS = {"rollout-rollout": ("rollout", "rollout"), "ismcts-ismcts": ("ismcts", "ismcts")}
+SEARCH_SLOWDOWN = 1000
 
 DEFAULT_GAMES = 20_000        # core games per cell (seeds 0..games-1)
 DEFAULT_REF_GAMES = 30        # reference games per cell (seeds 0..ref_games-1)
@@ -155,11 +159,12 @@ def versions():
 
 # --- the workload --------------------------------------------------------------------------------------------
 
-def _names(given, known, what):
-    """The names asked for (a list or a comma-separated string), in order, once each; all of `known`
-    when None."""
+def _names(given, default, what, known=None):
+    """The names asked for (a list or a comma-separated string) among `known` (default: `default`), in order,
+    once each; `default` when None."""
+    known = default if known is None else known
     if given is None:
-        return list(known)
+        return list(default)
     if isinstance(given, str):
         given = [g.strip() for g in given.split(",") if g.strip()]
     given = list(given)
@@ -171,16 +176,16 @@ def _names(given, known, what):
     return list(dict.fromkeys(given))
 
 
-def core_rate(fmt, bots, games, repeats):
+def core_rate(fmt, bots, games, repeats, warmup_games=WARMUP_GAMES):
     """Best time of `repeats` calls of engine.play_games on seeds 0..games-1 (after an untimed warm-up batch).
 
-    Returns (best seconds on CLOCK, best wall-clock seconds, warm-up seconds, games won by each seat); the wins
-    depend only on the games played, so they fingerprint the workload."""
+    Returns (best seconds on CLOCK, best wall-clock seconds, warm-up seconds, games won by each seat, decisions
+    per game); the wins depend only on the games played, so they fingerprint the workload."""
     from .engine import play_games
     seeds = np.arange(games, dtype=np.uint64)
     table = np.array([bots] * games)
     t = time.perf_counter()
-    play_games(fmt, seeds[:WARMUP_GAMES], table[:WARMUP_GAMES])
+    play_games(fmt, seeds[:warmup_games], table[:warmup_games])
     warmup = time.perf_counter() - t
     best, wall, rows = math.inf, math.inf, None
     for _ in range(repeats):
@@ -193,7 +198,7 @@ def core_rate(fmt, bots, games, repeats):
     if hasattr(L, "G_WINNER"):
         winners = rows[:, L.G_WINNER]
         wins = [int((winners == s).sum()) for s in range(len(bots))]
-    return best, wall, warmup, wins
+    return best, wall, warmup, wins, float(rows[:, L.G_TURNS].sum()) / games
 
 
 def ref_rate(fmt, bots, games):
@@ -222,7 +227,8 @@ def plan(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEA
                              ("calibration_repeats", calibration_repeats, 1)):
         if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
             raise BenchError(f"{name} must be an integer >= {low}, not {value!r}")
-    return _names(formats, sorted(FORMATS), "format"), _names(pairings, list(PAIRINGS), "pairing")
+    return (_names(formats, sorted(FORMATS), "format"),
+            _names(pairings, list(PAIRINGS), "pairing", known=list(PAIRINGS) + list(SEARCH_PAIRINGS)))
 
 
 def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEATS, formats=None,
@@ -245,15 +251,18 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
     results = []
     for fmt in fmts:
         for pairing in pairs:
-            bots = PAIRINGS[pairing][:1] * get_format(fmt).seats     # the same bot in every seat
-            seconds, wall, warmup, wins = core_rate(fmt, bots, games, repeats)
-            core = games / max(seconds, 1e-9)
+            pair = PAIRINGS.get(pairing) or SEARCH_PAIRINGS[pairing]
+            bots = pair[:1] * get_format(fmt).seats     # the same bot in every seat
+            n = games if pairing in PAIRINGS else max(2, games // SEARCH_SLOWDOWN)
+            seconds, wall, warmup, wins, turns = core_rate(fmt, bots, n, repeats,
+                                                           WARMUP_GAMES if pairing in PAIRINGS else 1)
+            core = n / max(seconds, 1e-9)
             ref = None
             if ref_games and bots[0] in REFERENCE_BOTS:
                 ref = ref_games / max(ref_rate(fmt, bots, ref_games), 1e-9)
-            cell = {"format": fmt, "pairing": pairing, "bots": list(bots), "games": int(games),
+            cell = {"format": fmt, "pairing": pairing, "bots": list(bots), "games": int(n),
                     "seat_wins": wins, "core_seconds": seconds, "core_wall_seconds": wall,
-                    "core_games_per_s": core,
+                    "core_games_per_s": core, "decisions_per_s": core * turns,
                     "ref_games": int(ref_games), "ref_games_per_s": ref,
                     "ratio": core / ref if ref else None,
                     "normalised": core / calibration["rate"], "warmup_seconds": warmup}
@@ -267,7 +276,7 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
         "versions": versions(),
         "workload": {"games": int(games), "ref_games": int(ref_games), "repeats": int(repeats),
                      "warmup_games": WARMUP_GAMES, "seeds": "0..games-1", "threads": 1, "clock": CLOCK,
-                     "formats": fmts, "pairings": {p: list(PAIRINGS[p]) for p in pairs}},
+                     "formats": fmts, "pairings": {p: list({**PAIRINGS, **SEARCH_PAIRINGS}[p]) for p in pairs}},
         "calibration": calibration,
         "normalised_unit": "core games/s per calibration Msteps/s",
         "elapsed_seconds": time.perf_counter() - started,
@@ -375,15 +384,17 @@ def missing(report, baseline):
 
 # --- text ----------------------------------------------------------------------------------------------------
 
-HEADER = (f"{'format':<16} {'pairing':<19} {'games':>7} {'core games/s':>13} {'ref games/s':>12} {'ratio':>8} "
+HEADER = (f"{'format':<16} {'pairing':<19} {'games':>7} {'core games/s':>13} {'decisions/s':>12} {'ref games/s':>12} "
+          f"{'ratio':>8} "
           f"{'normalised':>11}")
 
 
 def format_row(c):
     ref = f"{c['ref_games_per_s']:>12,.1f}" if c.get("ref_games_per_s") else f"{'-':>12}"
     ratio = f"{c['ratio']:>7,.0f}x" if c.get("ratio") else f"{'-':>8}"
-    return (f"{c['format']:<16} {c['pairing']:<19} {c['games']:>7} {c['core_games_per_s']:>13,.0f} {ref} {ratio} "
-            f"{c['normalised']:>11,.2f}")
+    dec = f"{c['decisions_per_s']:>12,.0f}" if c.get("decisions_per_s") else f"{'-':>12}"
+    return (f"{c['format']:<16} {c['pairing']:<19} {c['games']:>7} {c['core_games_per_s']:>13,.1f} {dec} {ref} "
+            f"{ratio} {c['normalised']:>11,.2f}")
 
 
 def format_calibration(cal, machine):

@@ -5,7 +5,7 @@ clear line per bad spec, and the process's bot table that gives a bot with param
 spec with parameters is a row of the bot table (kernels/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
 row, the same in every thread of a process."""
 from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.heuristic import BOT_TABLE, DEFAULT_WEIGHTS
+from khasino_sim.kernels.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
 
 BOTS = {
     "random": ("a uniform draw over the distinct legal moves", {}),
@@ -13,7 +13,14 @@ BOTS = {
                "(the fewest points, tabbe included)", {}),
     "heuristic": ("a weighted score from what the seat sees (docs/ENGINE.md, Bots); weights in tenths of a point",
                   dict(DEFAULT_WEIGHTS)),
+    "rollout": ("flat Monte Carlo: each legal move played out in turn over determinisations of the unseen "
+                "cards by the policy bot; the best mean reward", dict(SEARCH_DEFAULTS["rollout"])),
+    "ismcts": ("single-observer information-set MCTS (Cowling, Powley, Whitehouse 2012) over determinisations, "
+               "policy-bot playouts; leader and Stay searched too", dict(SEARCH_DEFAULTS["ismcts"])),
 }
+SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
+POLICIES = ("random", "greedy", "heuristic")       # a search bot's playout policy (its BOT_* code)
+LIMITS = {"n": (1, 200_000), "c": (0, 1000)}       # the search area is sized for n (kernels/tree.py)
 PARAM_HELP = {
     "points": "per card point taken (Kasino: subtracted, misère)",
     "cards": "per card taken",
@@ -22,6 +29,9 @@ PARAM_HELP = {
     "our_points": "per card point in the builds the mover's side owns after the move",
     "our_cards": "per card those builds gain",
     "kasino_setup": "Kasino: for leaving exactly one card on the table (a double tabbe set up)",
+    "n": "search iterations per decision (determinisations played out), 1 to 200000",
+    "c": "ismcts: UCB exploration constant in hundredths (rollout ignores it)",
+    "policy": "the playout bot for every seat: random, greedy or heuristic",
 }
 _ROWS = {}          # canonical spec -> row of the bot table
 
@@ -47,26 +57,36 @@ def parse(spec):
             if not eq or key not in params:
                 known = ", ".join(params) or "none"
                 raise BotSpecError(f"bot spec {text!r}: {name} has no parameter {key!r} (parameters: {known})")
+            if key == "policy":
+                if value.strip() not in POLICIES:
+                    raise BotSpecError(f"bot spec {text!r}: policy is one of {', '.join(POLICIES)}, "
+                                       f"not {value.strip()!r}")
+                params[key] = POLICIES.index(value.strip())
+                continue
             try:
                 params[key] = int(value)
             except ValueError:
                 raise BotSpecError(f"bot spec {text!r}: {key} takes an integer, not {value.strip()!r}") from None
+            lo, hi = LIMITS.get(key, (-10**6, 10**6))
+            if not lo <= params[key] <= hi:
+                raise BotSpecError(f"bot spec {text!r}: {key} must be in {lo}..{hi}, not {params[key]}")
     return name, params
 
 
 def canonical(spec):
     """The spec written canonically: the name, then the parameters that differ from the defaults, sorted."""
     name, params = parse(spec)
-    changed = {k: v for k, v in sorted(params.items()) if v != BOTS[name][1][k]}
+    changed = {k: (POLICIES[v] if k == "policy" else v) for k, v in sorted(params.items())
+               if v != BOTS[name][1][k]}
     return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
 
 
 def code(spec):
-    """The compiled bot code of a spec: its BOT_* id without parameters changed, else its row of the bot
-    table (registered on first use)."""
+    """The compiled bot code of a spec: its BOT_* id without parameters changed (not a search bot's), else its
+    row of the bot table (registered on first use)."""
     canon = canonical(spec)
     name, params = parse(canon)
-    if ":" not in canon:
+    if ":" not in canon and name not in SEARCH_BOTS:
         return L.BOT_NAMES.index(name)
     if canon not in _ROWS:
         if len(_ROWS) >= L.BOT_TABLE_ROWS:

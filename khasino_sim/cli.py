@@ -260,11 +260,12 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
 def bots_command():
     """List the bots, their parameters and defaults (a bot spec is NAME or NAME:KEY=VALUE,...; in a list of
     bots a KEY=VALUE item continues the bot before it: --bots heuristic:cards=20,spades=5,greedy)."""
-    from .bots import BOTS, PARAM_HELP
+    from .bots import BOTS, PARAM_HELP, POLICIES
     for name, (text, params) in BOTS.items():
         click.echo(f"{name:<10} {text}")
         for key, value in params.items():
-            click.echo(f"  {key:<14} default {value:<5} {PARAM_HELP.get(key, '')}")
+            shown = POLICIES[value] if key == "policy" else value
+            click.echo(f"  {key:<14} default {shown:<9} {PARAM_HELP.get(key, '')}")
 
 
 @main.command()
@@ -293,7 +294,8 @@ def options():
               "[default: 3; 2 with --quick].")
 @click.option("--formats", "fmt_names", default=None, metavar="A,B", help="Formats [default: all registered].")
 @click.option("--pairings", default=None, metavar="A,B",
-              help="Bot pairings: random-random, greedy-greedy, heuristic-heuristic [default: all].")
+              help="Bot pairings: random-random, greedy-greedy, heuristic-heuristic [default: these three]; "
+                   "rollout-rollout, ismcts-ismcts (the search bots at their defaults, games/1000 of them).")
 @click.option("--quick", is_flag=True, help="A smaller workload (noisier figures).")
 @click.option("--json", "json_path", default=None, metavar="PATH", help="Write the report (docs/BENCH.md) here.")
 @click.option("--compare", "baseline_path", default=None, metavar="BASELINE.json",

@@ -31,9 +31,10 @@ _LOCAL = threading.local()
 def _workspace(kind="game"):
     """This thread's workspace for the game path ("game"), listing records ("list") or counting ("keys"),
     holding the process's current bot table (bots with parameters)."""
-    from khasino_sim.kernels.heuristic import install_bot_table
+    from khasino_sim.kernels.heuristic import install_bot_table, search_iterations
+    from khasino_sim.kernels.tree import search_words
     ws = getattr(_LOCAL, kind, None)
-    if ws is None:
+    if ws is None or (kind == "game" and ws.shape[0] < L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)):
         extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-LIST_KEYS // L.REC_SIZE)}[kind]
         ws = new_workspace(extra)
         setattr(_LOCAL, kind, ws)
@@ -445,24 +446,31 @@ def bot_move(state, bot, draw_seed):
     """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
 
     The bot is handed the seat's observation and the candidates only (docs/ENGINE.md, "Bots")."""
-    from khasino_sim.kernels.bots import decide
-    from khasino_sim.kernels.game import decide_option
+    from khasino_sim.kernels.search import decide, NO_DECISION
     fmt, st, decision = parse(state)
     rules = fmt.rules_array()
+    code = bot_id(bot)          # registered first: the workspace is sized for the process's search bots
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
     if fmt.family == "kasino":
         from khasino_sim.kernels.kasino_game import decide_kasino
-        decide_kasino(bot_id(bot), st, rules, p, ws, stream)
+        decide_kasino(code, st, rules, p, ws, stream)
         _check(ws)
         key = int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
         return next(mv for mv in iter_moves(state) if mv.key == key)
     if decision is not None:
         kind = L.DECIDE_LEAD if decision["kind"] == "lead" else L.DECIDE_STAY
-        key = decision_key(kind, int(decide_option(bot_id(bot), kind, stream)))
+        mover = -1
+        if kind == L.DECIDE_STAY:       # the mover's capture, where the game loop holds it (WS_BEST)
+            rec = _json_move_rec(st, rules, decision)
+            ws[L.WS_BEST: L.WS_BEST + L.REC_SIZE] = rec[:L.REC_SIZE]
+            mover = int(decision["seat"])
+        option = decide(code, st, rules, p, ws, stream, kind, mover)
+        _check(ws)
+        key = decision_key(kind, int(option))
         return next(mv for mv in iter_moves(state) if mv.key == key)
-    n = decide(bot_id(bot), st, rules, p, ws, stream)
+    n = decide(code, st, rules, p, ws, stream, NO_DECISION, -1)
     _check(ws)
     if n == 0:
         return legal_moves(state)[0]

@@ -187,10 +187,10 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
     rules = fmt.rules_array()
-    if getattr(_LOCAL, "ws", None) is None:
-        _LOCAL.ws = new_workspace()
     names = spec.bot_names()
     bot_ids = np.array([bot_id(n) for n in names], dtype=np.int64)     # bots with parameters: the table's rows
+    if getattr(_LOCAL, "ws", None) is None or _LOCAL.ws.shape[0] < workspace_size():
+        _LOCAL.ws = new_workspace()         # sized for the bots registered so far (a search bot's area)
     meta = _meta(spec, shard, start, count, command)
     matches = spec.matches()
     with storage.ShardWriter(out, shard, rounds=matches) as writer:
@@ -217,6 +217,13 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
                 progress(n)
         writer.commit()
     return count
+
+
+def workspace_size():
+    """The length of a game workspace for the bots this process has registered (kernels/tree.py)."""
+    from khasino_sim.kernels.heuristic import search_iterations
+    from khasino_sim.kernels.tree import search_words
+    return L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)
 
 
 def warm_up(spec):

@@ -72,3 +72,25 @@ def compare_walk(ref, fmt, positions, first_seed, **deal):
             state = json.loads(rng.choice(list(want.values())))
         g += 1
     return done
+
+
+def count_blind_choices(fmt, spec, games, seed, every=1):
+    """RULINGS.md, "What bots see": at every `every`-th position of `games` random games of `fmt`, the move of
+    bot `spec` must not change when the hidden cards are permuted (same draw). Returns the positions checked
+    (a permutation that breaks P1 or a 4p decision is skipped: not a reachable state)."""
+    import random
+    from khasino_sim import engine
+    from tests.test_hidden_information import positions, permute_hidden
+    rng = random.Random(seed)
+    checked = 0
+    for i, state in enumerate(positions(fmt, games)):
+        if i % every:
+            continue
+        base = engine.bot_move(state, spec, i)
+        try:
+            move = engine.bot_move(permute_hidden(state, rng), spec, i)
+        except engine.StateError:
+            continue
+        assert (move.card, move.kind, move.key) == (base.card, base.kind, base.key), (fmt, spec, i)
+        checked += 1
+    return checked

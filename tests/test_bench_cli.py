@@ -17,7 +17,8 @@ from khasino_sim.formats import FORMATS
 
 TINY = ["--games", "200", "--ref-games", "2", "--repeats", "1"]
 CELL_KEYS = {"format", "pairing", "bots", "games", "seat_wins", "core_seconds", "core_wall_seconds",
-             "core_games_per_s", "ref_games", "ref_games_per_s", "ratio", "normalised", "warmup_seconds"}
+             "core_games_per_s", "decisions_per_s", "ref_games", "ref_games_per_s", "ratio", "normalised",
+             "warmup_seconds"}
 
 
 def bench(*args):
