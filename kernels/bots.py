@@ -7,7 +7,8 @@ from .layout import (
     S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
     MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
     O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    DECISION_TAG, DECIDE_STAY, BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
+    WS_OBS, DECISION_TAG, DECIDE_STAY, BOT_RANDOM, BOT_GREEDY, BOT_USER, SINK_USER, BOT_HEURISTIC, SINK_GREEDY,
+    SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
 )
 from .bits import popcount
 from .heuristic import use_weights
@@ -65,9 +66,11 @@ def decide_basic(bot, st, rules, p, ws, stream):
     Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
     draw is given back, so no bot was asked (docs/ENGINE.md)."""
     bot = use_weights(ws, bot)      # a bot with parameters: its kind, its weights in the workspace
+    if bot == BOT_USER:             # a user bot scores each candidate from the seat's view (kernels/userbot.py)
+        observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
-    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
-               r, 0, 0)
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else
+               SINK_USER if bot == BOT_USER else SINK_RANDOM, r, 0, 0)
     if bot == BOT_HEURISTIC:
         ws[C_BEST_F] = -(1 << 40)   # its score may be negative
     n = generate(st, rules, p, ws)

@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    C_HW, C_BOTTAB, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC, BOT_ROLLOUT,
+    C_HW, C_BOTTAB, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS,
     H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP,
 )
 
@@ -31,12 +31,13 @@ _SEARCH = np.array([list(SEARCH_DEFAULTS["rollout"].values()), list(SEARCH_DEFAU
 @njit(cache=True, nogil=True, _nrt=False)
 def use_weights(ws, bot):
     """The kind of bot code `bot` (a BOT_* id, or a row of the workspace's bot table), with its parameters
-    copied to C_HW: a heuristic's weights, a search bot's (n, c, policy); the defaults for a plain code."""
+    copied to C_HW: a heuristic's weights, a search bot's (n, c, policy), a user bot's score function address;
+    the defaults for a plain code."""
     if bot < BOT_TABLE_BASE:
         if bot == BOT_HEURISTIC:
             for k in range(_DEFAULTS.shape[0]):
                 ws[C_HW + k] = _DEFAULTS[k]
-        elif bot >= BOT_ROLLOUT:
+        elif bot == BOT_ROLLOUT or bot == BOT_ISMCTS:
             for k in range(_SEARCH.shape[1]):
                 ws[C_HW + k] = _SEARCH[bot - BOT_ROLLOUT, k]
         return bot
@@ -68,7 +69,7 @@ def search_iterations():
     """The most iterations any search bot registered in this process's bot table runs (0: none)."""
     n = 0
     for row in range(BOT_TABLE_ROWS):
-        if BOT_TABLE[row * BOT_STRIDE] >= BOT_ROLLOUT:
+        if BOT_TABLE[row * BOT_STRIDE] in (BOT_ROLLOUT, BOT_ISMCTS):
             n = max(n, int(BOT_TABLE[row * BOT_STRIDE + 1]))
     return n
 

@@ -17,7 +17,7 @@ from .kasino_moves import gen_kasino
 from .kasino_state import apply_kasino, advance_kasino, score_kasino
 from .layout import (
     S_HANDS, S_LOOSE, S_LOOSE_HI, S_PILE, S_ASIDE, S_STOCK, S_STOCK_POS, S_STOCK_LEN, S_OVER, S_TO_MOVE,
-    STATE_SIZE, STATS_SIZE, MAX_PILE, R_SEATS, R_TEAM, WS_BEST, C_OVERFLOW, C_BEST_F,     C_HW, G_SEAT0, SEAT_FIELDS, SEAT_TEAM_SCORE, BOT_SEARCH, BOT_ISMCTS, BOT_GREEDY, BOT_HEURISTIC,
+    STATE_SIZE, STATS_SIZE, MAX_PILE, R_SEATS, R_TEAM, WS_BEST, C_OVERFLOW, C_BEST_F,     C_HW, G_SEAT0, SEAT_FIELDS, SEAT_TEAM_SCORE, BOT_ROLLOUT, BOT_ISMCTS, BOT_GREEDY, BOT_HEURISTIC,
     SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SEL_UCB, SEL_LEAST,
     A_ST, A_ROW, A_CARDS, A_REWARD, A_PATH, M_CARD, M_KIND, M_VALUE, M_TABBE, M_TAKEN_LO, M_TAKEN_HI,
     M_KEY, KIND_TRAIL,
@@ -171,6 +171,6 @@ def decide_kasino(bot, st, rules, p, ws, stream):
     returns the number of legal moves, the chosen one at WS_BEST. One compiled function, the rest inlined
     (kernels/search.py, `decide`)."""
     kind = use_weights(ws, bot)
-    if kind >= BOT_SEARCH:
+    if kind == BOT_ROLLOUT or kind == BOT_ISMCTS:
         return search_kasino(kind, ws[C_HW], ws[C_HW + 1], ws[C_HW + 2], st, rules, p, ws, stream)
     return decide_kasino_basic(bot, st, rules, p, ws, stream)

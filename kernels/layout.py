@@ -147,9 +147,8 @@ DECISION_TAG = 7
 DECIDE_LEAD, DECIDE_STAY = 0, 1
 
 # ---- bots -----------------------------------------------------------------------------------------------------
-BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS = 0, 1, 2, 3, 4
-BOT_NAMES = ("random", "greedy", "heuristic", "rollout", "ismcts")
-BOT_SEARCH = BOT_ROLLOUT        # bots from here on search (kernels/search.py); below it, one generation pass
+BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS, BOT_USER = 0, 1, 2, 3, 4, 5
+BOT_NAMES = ("random", "greedy", "heuristic", "rollout", "ismcts", "file")   # "file": a user bot (kernels/userbot.py)
 
 # ---- observation (what a seat sees, docs/ENGINE.md "Bots") -------------------------------------------------
 O_SEAT = 0
@@ -172,7 +171,7 @@ STACK_LEN = 64          # selection depth / groups of one move: at most 53
 PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
 
 # sink: what happens to each candidate as it is generated (kernels/sink.py)
-SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT = 0, 1, 2, 3, 4, 5, 6
+SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, SINK_USER = range(8)
 
 C_OVERFLOW = 0          # a scratch bound was exceeded (never in any format RULINGS.md lists; a guard)
 C_NOPP = 1              # opponents whose piles are usable
@@ -286,7 +285,8 @@ WS_USED4 = WS_SEL4 + STACK_LEN       # pile was closed) and the cards used at ea
 WS_GBUF = WS_USED4 + STACK_LEN + 1   # the groups of the move being generated
 WS_BEST = WS_GBUF + STACK_LEN        # the running best move record
 WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
-WS_SIZE = WS_OBS + OBS_SIZE
+WS_CAND = WS_OBS + OBS_SIZE          # a user bot: the candidate move record it scores
+WS_SIZE = WS_CAND + REC_SIZE
 WS_LIST = WS_SIZE                    # a listing workspace is longer: records (SINK_LIST) or keys (SINK_KEYS)
                                      # of candidates [lo, hi) from here
 

@@ -29,7 +29,7 @@ from .layout import (
     S_HANDS, S_LOOSE, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK, S_STOCK_POS, S_STOCK_LEN, S_OVER,
     S_TO_MOVE, S_PROMISES, STATE_SIZE, STATS_SIZE, MAX_GROUPS, MAX_PILE, MAX_VALUE, REC_SIZE, R_SEATS, R_DECK,
     R_TEAMS, R_TEAM, M_KIND, M_TARGET, WS_BEST, C_OVERFLOW, C_TKEY, C_HW,
-    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_SEARCH, BOT_ISMCTS,
+    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_ROLLOUT, BOT_ISMCTS,
     SEL_UCB, SEL_LEAST, A_ST, A_ROW, A_REC, A_ROOTREC, A_CARDS, A_REWARD, A_PATH, )
 from .movegen import generate
 from .rng import next_u64, zterm
@@ -268,7 +268,7 @@ def decide(bot, st, rules, p, ws, stream, pending, mover):
     compiled function holds the whole move generator, so the fewer the faster the build. Callers pass
     `pending` and `mover` as np.int64 so that one compilation serves every call."""
     kind = use_weights(ws, bot)
-    if kind >= BOT_SEARCH:
+    if kind == BOT_ROLLOUT or kind == BOT_ISMCTS:
         return search(kind, ws[C_HW], ws[C_HW + 1], ws[C_HW + 2], st, rules, p, ws, stream, pending, mover)
     if pending != NO_DECISION:
         return option_basic(kind, pending, stream)

@@ -12,6 +12,8 @@ path holds no move list and no position has a move cap.
 
 - `SINK_TREE` / `SINK_SELECT` (the search bots, kernels/search.py): each move folded into a tree node's
   selection (kernels/tree.py), or the move with a given key picked out.
+- `SINK_USER`: a user bot's function scores each candidate (kernels/userbot.py); the highest score, then the
+  draw.
 
 A later bot plugs in here: a new mode with its own `prefilter` score and tie-break, fed by the same pass.
 The running best is one move record at WS_BEST; `apply_move` plays it.
@@ -21,12 +23,13 @@ from numba import njit
 
 from .layout import (
     C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
-    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, C_TKEY, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
+    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, SINK_USER, C_TKEY, C_TBEST, C_HW, WS_OBS, WS_CAND, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
     M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
     M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS, M_OWNER, C_MKOWNER,
 )
 from .rng import fmix
 from .tree import tree_offer
+from .userbot import call_score
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -104,8 +107,20 @@ def write_record(ws, at, kind, c, value, target, used, ng, nf, key, pile_used):
 @njit(cache=True, nogil=True, _nrt=False)
 def search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used):
     """The search bots' modes (kernels/tree.py): SINK_TREE folds the move into a tree node's selection and
-    keeps the chosen move's record; SINK_SELECT keeps the first move whose key is ws[C_TKEY]."""
-    if ws[C_SINK] == SINK_SELECT:
+    keeps the chosen move's record; SINK_SELECT keeps the first move whose key is ws[C_TKEY]. SINK_USER: a
+    user bot's score of the candidate (the highest kept, then the draw as random's)."""
+    mode = ws[C_SINK]
+    if mode == SINK_USER:           # a user bot: its score of the candidate, then the draw (kernels/userbot.py)
+        write_record(ws, WS_CAND, kind, c, value, target, used, ng, nf, key, pile_used)
+        sc = call_score(ws[C_HW], ws, WS_OBS, WS_CAND)
+        h = fmix(key ^ np.uint64(ws[C_DRAW]))
+        if ws[C_FOUND] == 0 or sc > ws[C_TBEST] or (sc == ws[C_TBEST] and h < np.uint64(ws[C_BEST_H])):
+            ws[C_FOUND] = 1
+            ws[C_TBEST] = sc
+            ws[C_BEST_H] = np.int64(h)
+            for i in range(REC_SIZE):
+                ws[WS_BEST + i] = ws[WS_CAND + i]
+    elif mode == SINK_SELECT:
         if ws[C_FOUND] == 0 and np.int64(key) == ws[C_TKEY]:
             ws[C_FOUND] = 1
             write_record(ws, WS_BEST, kind, c, value, target, used, ng, nf, key, pile_used)

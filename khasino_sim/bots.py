@@ -4,6 +4,8 @@ clear line per bad spec, and the process's bot table that gives a bot with param
 `khasino bots` lists this registry. Every bot runs compiled inside the game loop (docs/ENGINE.md, "Bots"); a
 spec with parameters is a row of the bot table (kernels/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
 row, the same in every thread of a process."""
+import os
+
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
 
@@ -17,7 +19,10 @@ BOTS = {
                 "cards by the policy bot; the best mean reward", dict(SEARCH_DEFAULTS["rollout"])),
     "ismcts": ("single-observer information-set MCTS (Cowling, Powley, Whitehouse 2012) over determinisations, "
                "policy-bot playouts; leader and Stay searched too", dict(SEARCH_DEFAULTS["ismcts"])),
+    "file": ("a user bot: file:PATH (or --bot-file PATH, then its name), a function score(view, move) in Python "
+             "or numba.njit (khasino_sim/userbots.py; Khasino and Cassino formats)", {}),
 }
+ALIASES = {}        # a bot file's name (its stem) -> its spec file:PATH, from --bot-file
 SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
 POLICIES = ("random", "greedy", "heuristic")       # a search bot's playout policy (its BOT_* code)
 LIMITS = {"n": (1, 200_000), "c": (0, 1000)}       # the search area is sized for n (kernels/tree.py)
@@ -43,6 +48,13 @@ class BotSpecError(ValueError):
 def parse(spec):
     """(name, params) of a spec; params holds every parameter of the bot (defaults filled in)."""
     text = str(spec).strip()
+    text = ALIASES.get(text, text)
+    if text == "file" or text.startswith("file:"):
+        from .userbots import resolve
+        path = text[5:].strip()
+        if not path:
+            raise BotSpecError("a user bot is file:PATH, the path of a file defining score(view, move)")
+        return "file", {"path": resolve(path)}
     name, sep, rest = text.partition(":")
     name = name.strip()
     if name not in BOTS:
@@ -76,6 +88,8 @@ def parse(spec):
 def canonical(spec):
     """The spec written canonically: the name, then the parameters that differ from the defaults, sorted."""
     name, params = parse(spec)
+    if name == "file":
+        return "file:" + params["path"]
     changed = {k: (POLICIES[v] if k == "policy" else v) for k, v in sorted(params.items())
                if v != BOTS[name][1][k]}
     return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
@@ -91,6 +105,12 @@ def code(spec):
     if canon not in _ROWS:
         if len(_ROWS) >= L.BOT_TABLE_ROWS:
             raise BotSpecError(f"at most {L.BOT_TABLE_ROWS} bots with parameters in one process")
+        if name == "file":          # the score function's address (kernels/userbot.py)
+            from .userbots import address, UserBotError
+            try:
+                params = {"address": address(params["path"])}
+            except UserBotError as e:
+                raise BotSpecError(str(e)) from None
         row = len(_ROWS)
         base = row * L.BOT_STRIDE
         BOT_TABLE[base] = L.BOT_NAMES.index(name)
@@ -98,6 +118,26 @@ def code(spec):
             BOT_TABLE[base + 1 + k] = value
         _ROWS[canon] = row
     return L.BOT_TABLE_BASE + _ROWS[canon]
+
+
+def add_bot_file(path):
+    """--bot-file PATH: the bot file's name (its stem) becomes a bot name meaning file:PATH. Returns the name."""
+    from .userbots import resolve
+    name = os.path.splitext(os.path.basename(str(path)))[0]
+    if name in BOTS:
+        raise BotSpecError(f"bot file {path}: its name {name!r} is a built-in bot's; rename the file")
+    ALIASES[name] = "file:" + resolve(path)
+    return name
+
+
+def check_playable(names, family):
+    """One line if a user bot cannot play: Kasino (its view is Khasino's and Cassino's), or a bot file that does
+    not load (loaded here, before any worker starts)."""
+    files = [n for n in names if parse(n)[0] == "file"]
+    if family == "kasino" and files:
+        raise BotSpecError("user bots play Khasino and Cassino formats (a Kasino view is not defined yet)")
+    for n in files:
+        code(n)
 
 
 def split_list(text):

@@ -17,6 +17,28 @@ class InputError(click.ClickException):
     exit_code = 2
 
 
+def _bot_file_option(command):
+    """--bot-file PATH (repeatable) on a command that names bots: the file's stem becomes a bot name meaning the
+    user bot file:PATH (khasino_sim/userbots.py), registered before the bots are read."""
+    def register(ctx, param, value):
+        from .bots import add_bot_file, BotSpecError
+        for path in value:
+            try:
+                add_bot_file(path)
+            except BotSpecError as e:
+                raise InputError(str(e))
+        return value
+    return click.option("--bot-file", "bot_files", multiple=True, metavar="PATH", expose_value=False,
+                        is_eager=True, callback=register,
+                        help="A user bot: a file defining score(view, move), in Python or numba.njit "
+                        "(khasino_sim/userbots.py); its name is the file's stem. Repeatable.")(command)
+
+
+def _label(name):
+    """A bot's name in a default output folder: a user bot's file stem."""
+    return os.path.splitext(os.path.basename(name))[0] if name.startswith("file:") else name
+
+
 def _load_state(path):
     """The state in a JSON file ("-": stdin), validated and written canonically (docs/ENGINE.md)."""
     from .state_json import StateError, parse, to_json
@@ -156,6 +178,7 @@ def _format(name):
 @click.option("--bots", default="greedy,random", show_default=True,
               help="One bot per seat (or one for all; one per team in khasino-4p).")
 @click.option("--json", "as_json", is_flag=True, help="Print each position as a JSON state instead.")
+@_bot_file_option
 def play(fmt_name, seed, bots, as_json):
     """Play one game in the compiled core and print it move by move, replayed through the Python API (in
     Cassino: the first round of a match, dealt from the round seed SEED)."""
@@ -210,6 +233,7 @@ def _settings(pairs):
 @click.option("--rounds", default=0, type=int, metavar="1",
               help="Cassino, Kasino: --rounds 1 plays single rounds [default: whole matches (Cassino to 21, "
               "Kasino `match_rounds` rounds), one row per match and a rounds table with one row per round].")
+@_bot_file_option
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
              quiet, series, rounds):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
@@ -220,7 +244,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     fmt = _format(fmt_name)
     names = _bot_list(bots)
     if out is None:
-        out = f"results/{fmt.name}-{'-'.join(names)}-s{seed}-n{games}"
+        out = f"results/{fmt.name}-{'-'.join(map(_label, names))}-s{seed}-n{games}"
     spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
                    options=_settings(settings), shard_size=shard_size, series=series, rounds=rounds)
     try:
@@ -369,6 +393,7 @@ def _bot_list(text, what="--bots"):
 @click.option("--report", "report_dir", default=None, help="Also write tables, figures and report.md here.")
 @click.option("--resume", is_flag=True, help="Finish an interrupted tournament in --out.")
 @click.option("--force", is_flag=True, help="Replace another tournament's output in --out.")
+@_bot_file_option
 def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force):
     """Every bot against every other on duplicate deals: each seat assignment plays the same deals (a
     `simulate` run each, in OUT/assignment-NNNN); prints the crosstable of score rates and the ratings."""
@@ -376,7 +401,7 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
     fmt = _format(fmt_name)
     names = _bot_list(bots)
     if out is None:
-        out = os.path.join("results", f"tournament-{fmt.name}-{'-'.join(names)}-s{seed}-n{games}")
+        out = os.path.join("results", f"tournament-{fmt.name}-{'-'.join(map(_label, names))}-s{seed}-n{games}")
     try:
         run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
             log=lambda line: click.echo(line, err=True))
@@ -399,6 +424,7 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
 @click.option("--max-pairs", default=1_000_000, show_default=True, type=click.IntRange(1),
               help="Stop undecided after this many duplicate pairs.")
 @click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="Rule option (`khasino options`).")
+@_bot_file_option
 def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
     """BOT_A against BOT_B on duplicate pairs (each deal played twice, seats swapped) until a sequential
     probability ratio test accepts H0 (BOT_A is elo0 stronger) or H1 (elo1); prints the verdict, the Elo
@@ -407,6 +433,11 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
     from .sprt import SPRT, parse_sprt
     fmt = _format(fmt_name)
     _bot_list(f"{bot_a},{bot_b}", "the bots")
+    from .bots import check_playable, BotSpecError
+    try:
+        check_playable([bot_a, bot_b], fmt.family)
+    except BotSpecError as e:
+        raise InputError(str(e))
     try:
         test = SPRT(**parse_sprt(sprt_text))
         options = _settings(settings)

@@ -565,6 +565,8 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
 
 
 def _bot_ids(fmt, bots):
+    from .bots import check_playable
+    check_playable([b for b in bots if isinstance(b, str)], fmt.family)
     ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(ids) != fmt.seats:
         raise ValueError(f"{fmt.name} needs {fmt.seats} bots, got {len(ids)}")

@@ -139,6 +139,10 @@ def validate(spec):
             bot_specs.parse(b)
         except bot_specs.BotSpecError as e:
             raise SimulationError(str(e))
+    try:
+        bot_specs.check_playable(spec.bots, fmt.family)
+    except bot_specs.BotSpecError as e:
+        raise SimulationError(str(e))
     if len(spec.bots) != fmt.seats:
         if fmt.teams:
             raise SimulationError(f"{fmt.name} has {fmt.seats} seats in {fmt.n_teams} teams: give {fmt.seats} "
