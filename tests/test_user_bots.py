@@ -86,3 +86,12 @@ def test_kasino_refuses_user_bots(tmp_path):
                         f"file:{EXAMPLE},greedy", "--games", "5", "--out", str(tmp_path / "run")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "user bots play Khasino and Cassino formats" in r.stderr
+
+
+def test_same_games_whatever_workers(tmp_path):
+    from khasino_sim.runs import simulate
+    from tests.test_simulate import same_dataset
+    specs = (f"file:{EXAMPLE}", "heuristic")
+    a = simulate("khasino", games=400, bots=specs, seed=6, out=tmp_path / "a", workers=1, shard_size=400)
+    b = simulate("khasino", games=400, bots=specs, seed=6, out=tmp_path / "b", workers=2, shard_size=90)
+    same_dataset(a, b)
