@@ -29,6 +29,7 @@ from .layout import (
     C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
     R_UNSUMMED, R_ACE_14, R_LOAD_OWNS, R_SWEEPS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
+    C_PILE_EXPOSE, C_RACES, R_PILES, R_SEATS, R_DECK, S_PILE, MAX_PILE,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
 from .sink import prefilter, consider
@@ -126,6 +127,8 @@ def prepare_position(st, rules, p, ws):
             if o == p or o == partner:
                 ours += ws[C_BPTS + v]
     ws[C_OURPTS] = ours
+    if ws[C_SINK] == SINK_HEURISTIC:
+        heuristic_context(st, rules, p, ws)
     ws[C_OWNMASK] = ownmask
     ws[C_PARTNER_BUILDS] = partner_builds
     ws[C_CHANGEABLE] = changeable
@@ -284,7 +287,40 @@ def heuristic_offer(ws, kind, c, value, target, used, points, cards, spades, tp)
             our_cards += popcount(ws[C_BMASK + target])
         our_pts += mask_points(new, ws)
         our_cards += popcount(new)
-    return khasino_score(ws, points, cards, spades, tp - our_pts, our_pts, our_cards)
+    top = 0
+    if kind == KIND_CAPTURE and ws[C_PILE_EXPOSE] >= 0:
+        top = ws[C_CARDPTS + c] - ws[C_PILE_EXPOSE]
+    return khasino_score(ws, points, cards, spades, tp - our_pts, our_pts, our_cards, top)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def heuristic_context(st, rules, p, ws):
+    """The heuristic's view of the races and of the mover's pile (kernels/heuristic.py, `khasino_score`): the
+    K13 races still open (no team holds more than half the cards, or of the spades) and the card points of
+    the mover's exposed pile top (-1 in a format without K8 pile use)."""
+    team = rules[R_TEAM + p]
+    ours_c = 0
+    ours_s = 0
+    theirs_c = 0
+    theirs_s = 0
+    for s in range(rules[R_SEATS]):
+        n = st[S_PLEN + s]
+        sp = 0
+        for i in range(n):
+            sp += (SPADES >> st[S_PILE + s * MAX_PILE + i]) & 1
+        if rules[R_TEAM + s] == team:
+            ours_c += n
+            ours_s += sp
+        else:
+            theirs_c = max(theirs_c, n)
+            theirs_s = max(theirs_s, sp)
+    deck = rules[R_DECK]
+    cards_open = ours_c * 2 <= deck and theirs_c * 2 <= deck
+    spades_open = ours_s * 8 <= deck and theirs_s * 8 <= deck
+    ws[C_RACES] = (1 if cards_open else 0) | (2 if spades_open else 0)
+    n = st[S_PLEN + p]
+    ws[C_PILE_EXPOSE] = -1 if not rules[R_PILES] else \
+        (rules[R_CARD_POINTS + st[S_PILE + p * MAX_PILE + n - 1]] if n > 0 else 0)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -293,7 +329,7 @@ def offer_trail(ws, p, c):
     if ws[C_SINK] != SINK_RANDOM:
         tp = ws[C_TABLE_POINTS] + mask_points(1 << c, ws)
         if ws[C_SINK] == SINK_HEURISTIC:
-            if not prefilter(ws, khasino_score(ws, 0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0), 0, 0, 0):
+            if not prefilter(ws, khasino_score(ws, 0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0, 0), 0, 0, 0):
                 return
         elif not prefilter(ws, 0, 0, 0, tp):
             return

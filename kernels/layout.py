@@ -246,10 +246,13 @@ C_OURPTS = C_KACES + 1               # heuristic bot: card points in the builds 
 # bots with parameters (khasino_sim/bots.py): a bot code >= BOT_TABLE_BASE is row code - BOT_TABLE_BASE of the
 # workspace's bot table: its kind (BOT_*) then its parameters; the deciding bot's weights are copied to C_HW
 BOT_TABLE_BASE = 16
-BOT_TABLE_ROWS = 16
-BOT_STRIDE = 8
-H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP = range(7)
-C_HW = C_OURPTS + 1                  # the heuristic weights in force (7)
+BOT_TABLE_ROWS = 64
+BOT_STRIDE = 10
+H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP, H_PILE, H_RACES = range(9)
+C_PILE_EXPOSE = C_OURPTS + 1         # heuristic (K8): card points of the mover's exposed pile top (-1: no pile
+                                     # use in this format, so a capture exposes nothing)
+C_RACES = C_PILE_EXPOSE + 1          # heuristic (K13): bit 0, the most-cards race is open; bit 1, most spades
+C_HW = C_RACES + 1                   # the heuristic weights in force (9)
 C_BOTTAB = C_HW + BOT_STRIDE         # the bot table: BOT_TABLE_ROWS rows of BOT_STRIDE
 # search bots (kernels/search.py): the tree node being expanded, the iteration, the selection rule and its
 # constant, the running choice (unexpanded?, its score, its draw hash), the key SINK_SELECT looks for, and

@@ -34,6 +34,9 @@ PARAM_HELP = {
     "our_points": "per card point in the builds the mover's side owns after the move",
     "our_cards": "per card those builds gain",
     "kasino_setup": "Kasino: for leaving exactly one card on the table (a double tabbe set up)",
+    "pile": "per card point a capture leaves exposed on top of the mover's pile for the opponents (K8; "
+            "less the exposed top it covers; subtracted)",
+    "races": "1: cards and spades count only while their K13 race is open (no side holds a majority); 0: always",
     "n": "search iterations per decision (determinisations played out), 1 to 200000",
     "c": "ismcts: UCB exploration constant in hundredths (rollout ignores it)",
     "policy": "the playout bot for every seat: random, greedy or heuristic",

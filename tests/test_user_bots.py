@@ -17,18 +17,20 @@ from tests.helpers import count_blind_choices
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "my_bot.py"
 
 
-def python_copy(tmp_path):
-    """The example without its @njit line: the prototyping form of the same function."""
-    path = tmp_path / "my_bot_python.py"
+@pytest.fixture(scope="module")
+def python_copy(tmp_path_factory):
+    """The example without its @njit line: the prototyping form of the same function (one file, one row of
+    the process's bot table, for every format)."""
+    path = tmp_path_factory.mktemp("userbot") / "my_bot_python.py"
     path.write_text(EXAMPLE.read_text().replace("@njit\n", ""))
     return path
 
 
 @pytest.mark.parametrize("fmt", ["khasino", "khasino-4p", "cassino"])
-def test_python_and_njit_forms_play_the_same_games(tmp_path, fmt):
+def test_python_and_njit_forms_play_the_same_games(python_copy, fmt):
     f = FORMATS[fmt]
     jit = bots.code(f"file:{EXAMPLE}")
-    py = bots.code(f"file:{python_copy(tmp_path)}")
+    py = bots.code(f"file:{python_copy}")
     assert jit != py and jit >= L.BOT_TABLE_BASE
     seeds = np.arange(1, 31, dtype=np.uint64)
 
