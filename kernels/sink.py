@@ -134,11 +134,10 @@ def consider(ws, key, kind, c, value, target, used, ng, nf, pile_used):
     idx = ws[C_SEEN]
     ws[C_SEEN] = idx + 1
     mode = ws[C_SINK]
-    if mode >= SINK_TREE:
-        search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used)
-        return
-    if mode >= SINK_LIST:
-        if ws[C_LIST_LO] <= idx < ws[C_LIST_HI]:
+    if mode >= SINK_LIST:           # one test on the random and greedy path for every mode past theirs
+        if mode >= SINK_TREE:
+            search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used)
+        elif ws[C_LIST_LO] <= idx < ws[C_LIST_HI]:
             if mode == SINK_KEYS:
                 ws[WS_LIST + idx - ws[C_LIST_LO]] = np.int64(key)
             else:
