@@ -18,8 +18,8 @@ from .layout import (
 )
 
 # the defaults, in the order of the H_* slots
-DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 55, "our_cards": 6,
-                   "kasino_setup": 35, "pile": 50, "races": 1}
+DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 200, "our_cards": 20,
+                   "kasino_setup": 35, "pile": 50, "races": 1, "safety": 1}
 _DEFAULTS = np.array(list(DEFAULT_WEIGHTS.values()), dtype=np.int64)
 # the search bots' parameters (n, c, policy), kernels/search.py; policy is a BOT_* code (2: heuristic playouts,
 # which beat greedy's by 12 points of share against heuristic in khasino: docs/ENGINE.md "Bots")
@@ -48,15 +48,17 @@ def use_weights(ws, bot):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def khasino_score(ws, points, cards, spades, exposed, our_points, our_cards, top_points):
-    """`top_points`: for a capture where opponents use piles (K8), the card points of the played card, now
-    the exposed top of the mover's pile, less those of the top it covers (-1 where no pile is usable: 0).
-    With `races`, cards and spades count only while their K13 race is open (no side holds a majority)."""
+def khasino_score(ws, points, cards, spades, exposed_m, our_m, our_cards, top_points):
+    """The score in thousandths of the weights' units. `exposed_m`, `our_m`: card points left exposed and safe
+    in the builds the mover's side owns, in thousandths (kernels/khasino_moves.py, `heuristic_offer`).
+    `top_points`: for a capture where opponents use piles (K8), the card points of the played card, now the
+    exposed top of the mover's pile, less those of the top it covers. With `races`, cards and spades count
+    only while their K13 race is open (no side holds a majority)."""
     rc = ws[C_RACES] if ws[C_HW + H_RACES] else 3
-    return (ws[C_HW + H_POINTS] * points + ws[C_HW + H_CARDS] * cards * (rc & 1)
-            + ws[C_HW + H_SPADES] * spades * ((rc >> 1) & 1)
-            - ws[C_HW + H_EXPOSED] * exposed + ws[C_HW + H_OUR_POINTS] * our_points
-            + ws[C_HW + H_OUR_CARDS] * our_cards - ws[C_HW + H_PILE] * top_points)
+    return (1000 * (ws[C_HW + H_POINTS] * points + ws[C_HW + H_CARDS] * cards * (rc & 1)
+                    + ws[C_HW + H_SPADES] * spades * ((rc >> 1) & 1)
+                    + ws[C_HW + H_OUR_CARDS] * our_cards - ws[C_HW + H_PILE] * top_points)
+            - ws[C_HW + H_EXPOSED] * exposed_m + ws[C_HW + H_OUR_POINTS] * our_m)
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

@@ -20,6 +20,7 @@ from .groups import item_subsets
 from .layout import (
     S_HANDS, S_LOOSE, S_LOOSE_HI, C_OVERFLOW, C_SINK, C_SEEN, C_BSTART, C_BEND, C_KN, C_KVAL, C_KBIT,
     C_KITEMH, C_KPTS, C_KSECOND, C_KACES, CARD_BITS, MAX_ITEMS, MAX_SUBSETS, SINK_RANDOM, SINK_HEURISTIC,
+    SINK_USER,
     WS_SUB, WS_SUBH, WS_RAW, WS_RAWH, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, R_CARD_POINTS,
     KIND_CAPTURE, KIND_TRAIL,
 )
@@ -145,7 +146,9 @@ def offer_capture(ws, p, c, cpts, u, h, tabbe):
             lo |= ws[C_KBIT + i]
         pts += ws[C_KPTS + i]
     if ws[C_SINK] != SINK_RANDOM:
-        score = kasino_score(ws, pts, ws[C_KN] - popcount(u)) if ws[C_SINK] == SINK_HEURISTIC else -pts
+        sink = ws[C_SINK]           # a user bot reads the points taken; the maximising sinks, misère, minus
+        score = kasino_score(ws, pts, ws[C_KN] - popcount(u)) if sink == SINK_HEURISTIC else \
+            pts if sink == SINK_USER else -pts
         if not prefilter(ws, score, 0, 0, 0):
             return
     key = z_hand(p, c) ^ np.uint64(h)

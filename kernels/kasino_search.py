@@ -17,8 +17,12 @@ from .kasino_moves import gen_kasino
 from .kasino_state import apply_kasino, advance_kasino, score_kasino
 from .layout import (
     S_HANDS, S_LOOSE, S_LOOSE_HI, S_PILE, S_ASIDE, S_STOCK, S_STOCK_POS, S_STOCK_LEN, S_OVER, S_TO_MOVE,
-    STATE_SIZE, STATS_SIZE, MAX_PILE, R_SEATS, R_TEAM, WS_BEST, C_OVERFLOW, C_BEST_F,     C_HW, G_SEAT0, SEAT_FIELDS, SEAT_TEAM_SCORE, BOT_ROLLOUT, BOT_ISMCTS, BOT_GREEDY, BOT_HEURISTIC,
-    SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SEL_UCB, SEL_LEAST,
+    S_ROUND, S_ROUNDS, S_DEALER, S_LAST_MOVER, S_LAST_CAP, S_PLEN, S_SCORES, S_TABBE, MAX_SEATS,
+    STATE_SIZE, STATS_SIZE, MAX_PILE, R_SEATS, R_TEAM, WS_BEST, WS_OBS, C_OVERFLOW, C_BEST_F, C_HW,
+    G_SEAT0, SEAT_FIELDS, SEAT_TEAM_SCORE, BOT_ROLLOUT, BOT_ISMCTS, BOT_GREEDY, BOT_HEURISTIC, BOT_USER,
+    SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SINK_USER, SEL_UCB, SEL_LEAST,
+    KO_SEAT, KO_HAND, KO_TABLE, KO_ASIDE, KO_ROUND, KO_ROUNDS, KO_DEALER, KO_LAST_PLAYER, KO_LAST_CAPTURER,
+    KO_STOCK_LEFT, KO_HAND_SIZES, KO_PILE, KO_PILE_SIZES, KO_SCORES, KO_TABBE,
     A_ST, A_ROW, A_CARDS, A_REWARD, A_PATH, M_CARD, M_KIND, M_VALUE, M_TABBE, M_TAKEN_LO, M_TAKEN_HI,
     M_KEY, KIND_TRAIL,
 )
@@ -32,14 +36,46 @@ from .tree import tree_begin, backup, fold_begin, descend, pick_root, unit_total
 ROUND_POINTS = 43       # N6: a round's card points and the last point
 
 
+@njit(cache=True, nogil=True, _nrt=False)
+def observe_kasino(st, rules, seat, obs, at):
+    """Write what `seat` sees of a Kasino position into obs[at:at+KO_SIZE] (RULINGS.md, "What bots see"; the
+    KO_* fields): its hand, the table, the face cards set aside, every pile (captures are public history),
+    the hand sizes, the stock left, the round, dealer, last player and capturer, match totals and tabbes."""
+    obs[at + KO_SEAT] = seat
+    obs[at + KO_HAND] = st[S_HANDS + 2 * seat]
+    obs[at + KO_HAND + 1] = st[S_HANDS + 2 * seat + 1]
+    obs[at + KO_TABLE] = st[S_LOOSE]
+    obs[at + KO_TABLE + 1] = st[S_LOOSE_HI]
+    obs[at + KO_ASIDE] = st[S_ASIDE]
+    obs[at + KO_ASIDE + 1] = st[S_ASIDE + 1]
+    obs[at + KO_ROUND] = st[S_ROUND]
+    obs[at + KO_ROUNDS] = st[S_ROUNDS]
+    obs[at + KO_DEALER] = st[S_DEALER]
+    obs[at + KO_LAST_PLAYER] = st[S_LAST_MOVER]
+    obs[at + KO_LAST_CAPTURER] = st[S_LAST_CAP]
+    obs[at + KO_STOCK_LEFT] = st[S_STOCK_LEN] - st[S_STOCK_POS]
+    for s in range(MAX_SEATS):
+        live = s < rules[R_SEATS]
+        obs[at + KO_HAND_SIZES + s] = popcount(st[S_HANDS + 2 * s]) + popcount(st[S_HANDS + 2 * s + 1]) \
+            if live else 0
+        obs[at + KO_PILE + 2 * s] = st[S_PILE + s * MAX_PILE] if live else 0
+        obs[at + KO_PILE + 2 * s + 1] = st[S_PILE + s * MAX_PILE + 1] if live else 0
+        obs[at + KO_PILE_SIZES + s] = st[S_PLEN + s] if live else 0
+        obs[at + KO_SCORES + s] = st[S_SCORES + s] if live else 0
+        obs[at + KO_TABBE + 2 * s] = st[S_TABBE + 2 * s] if live else 0
+        obs[at + KO_TABBE + 2 * s + 1] = st[S_TABBE + 2 * s + 1] if live else 0
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def decide_kasino_basic(bot, st, rules, p, ws, stream):
     """Seat p's bot (one that does not search) decides (docs/ENGINE.md, "Bots"): one draw, every legal move
-    generated into its sink."""
+    generated into its sink; a user bot scores each from the seat's view (`observe_kasino`)."""
     bot = use_weights(ws, bot)
+    if bot == BOT_USER:
+        observe_kasino(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
-    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else SINK_RANDOM,
-               r, 0, 0)
+    sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else
+               SINK_USER if bot == BOT_USER else SINK_RANDOM, r, 0, 0)
     ws[C_BEST_F] = -(1 << 40)       # greedy folds -points (misère), which may be below sink_begin's start
     n = gen_kasino(st, rules, p, ws)
     if n == 0:

@@ -29,7 +29,7 @@ from .layout import (
     C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
     R_UNSUMMED, R_ACE_14, R_LOAD_OWNS, R_SWEEPS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
-    C_PILE_EXPOSE, C_RACES, R_PILES, R_SEATS, R_DECK, S_PILE, MAX_PILE,
+    C_PILE_EXPOSE, C_RACES, R_PILES, R_SEATS, R_DECK, S_PILE, MAX_PILE, C_RISK, C_HW, H_SAFETY,
 )
 from .rng import z_hand, z_loose, z_build, z_group, z_pile, z_last
 from .sink import prefilter, consider
@@ -127,13 +127,13 @@ def prepare_position(st, rules, p, ws):
             if o == p or o == partner:
                 ours += ws[C_BPTS + v]
     ws[C_OURPTS] = ours
-    if ws[C_SINK] == SINK_HEURISTIC:
-        heuristic_context(st, rules, p, ws)
     ws[C_OWNMASK] = ownmask
     ws[C_PARTNER_BUILDS] = partner_builds
     ws[C_CHANGEABLE] = changeable
     ws[C_BUILT] = built
     ws[C_TABLE_POINTS] = tp
+    if ws[C_SINK] == SINK_HEURISTIC:
+        heuristic_context(st, rules, p, ws)
     # the values a move's groups may take: those the mover holds, and in 4p without holding them his
     # partner's builds' (P12 loads) and open promises' (P14 rebuilds); pile cards may complete them too (K8)
     group_values = ws[C_HVMASK] | partner_builds
@@ -261,59 +261,73 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
 @njit(cache=True, nogil=True, _nrt=False)
 def heuristic_offer(ws, kind, c, value, target, used, points, cards, spades, tp):
     """The heuristic bot's score of a main action (kernels/heuristic.py): the greedy features, the card points
-    left exposed on the table (tp, less those in the builds the mover's side owns after the move) and those
-    builds' points and cards (the cards as a change from before the move)."""
+    left exposed on the table (tp, less the safe part of the builds the mover's side owns after the move) and
+    those builds' safe points and cards (the cards as a change from before the move). A build of value v is
+    safe with the chance 1 - risk(v) that no opponent holds a card capturing it (`heuristic_context`); its
+    points count as exposed otherwise. Build points in thousandths."""
     ours = ws[C_OWNMASK] | ws[C_PARTNER_BUILDS]
-    our_pts = ws[C_OURPTS]
+    our_m = ws[C_OURPTS]
     our_cards = 0
     new = used | (1 << c)
     if kind == KIND_CAPTURE:
         if target > 0 and (ours >> target) & 1:
-            our_pts -= ws[C_BPTS + target]
+            our_m -= ws[C_BPTS + target] * (1000 - ws[C_RISK + target])
             our_cards -= popcount(ws[C_BMASK + target])
     elif kind == KIND_BUILD:
-        our_pts += mask_points(new, ws)
+        our_m += mask_points(new, ws) * (1000 - ws[C_RISK + value])
         our_cards += popcount(new)
     elif kind == KIND_LOAD:
         if (ours >> value) & 1:
-            our_pts += mask_points(new, ws)
+            our_m += mask_points(new, ws) * (1000 - ws[C_RISK + value])
             our_cards += popcount(new)
         elif ws[C_LOADKEY + value] != 0:        # C4: the add makes the build the mover's
-            our_pts += ws[C_BPTS + value] + mask_points(new, ws)
+            our_m += (ws[C_BPTS + value] + mask_points(new, ws)) * (1000 - ws[C_RISK + value])
             our_cards += popcount(ws[C_BMASK + value] | new)
-    else:                                       # a change (raise): the build becomes the mover's
-        if not (ours >> target) & 1:
-            our_pts += ws[C_BPTS + target]
+    else:                                       # a change (raise): the build becomes the mover's, of value `value`
+        if (ours >> target) & 1:
+            our_m -= ws[C_BPTS + target] * (1000 - ws[C_RISK + target])
+        else:
             our_cards += popcount(ws[C_BMASK + target])
-        our_pts += mask_points(new, ws)
+        our_m += (ws[C_BPTS + target] + mask_points(new, ws)) * (1000 - ws[C_RISK + value])
         our_cards += popcount(new)
     top = 0
     if kind == KIND_CAPTURE and ws[C_PILE_EXPOSE] >= 0:
         top = ws[C_CARDPTS + c] - ws[C_PILE_EXPOSE]
-    return khasino_score(ws, points, cards, spades, tp - our_pts, our_pts, our_cards, top)
+    return khasino_score(ws, points, cards, spades, tp * 1000 - our_m, our_m, our_cards, top)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def heuristic_context(st, rules, p, ws):
-    """The heuristic's view of the races and of the mover's pile (kernels/heuristic.py, `khasino_score`): the
-    K13 races still open (no team holds more than half the cards, or of the spades) and the card points of
-    the mover's exposed pile top (-1 in a format without K8 pile use)."""
+    """The heuristic's view of the position (kernels/heuristic.py, `khasino_score`), from what seat p sees,
+    after prepare_position has filled the builds' tables:
+    - the K13 races still open (no team holds more than half the cards, or of the spades);
+    - the card points of the mover's exposed pile top (-1 in a format without K8 pile use);
+    - with `safety`, each build value's risk (thousandths): the chance that the opponents' hands hold a card
+      of that value, the unseen cards (in no place p sees: his hand, the table, the builds, the piles, which
+      are public history) being equally likely anywhere: 1 - C(U - k, H) / C(U, H) for U unseen cards, k of
+      them of the value, H cards in the opponents' hands (their sizes are public). C_OURPTS becomes the safe
+      points of the builds the mover's side owns (thousandths of a point)."""
     team = rules[R_TEAM + p]
     ours_c = 0
     ours_s = 0
     theirs_c = 0
     theirs_s = 0
+    seen = st[S_HANDS + 2 * p] | st[S_LOOSE]
+    held = 0                        # cards in the opponents' hands
     for s in range(rules[R_SEATS]):
         n = st[S_PLEN + s]
         sp = 0
         for i in range(n):
-            sp += (SPADES >> st[S_PILE + s * MAX_PILE + i]) & 1
+            x = st[S_PILE + s * MAX_PILE + i]
+            sp += (SPADES >> x) & 1
+            seen |= 1 << x
         if rules[R_TEAM + s] == team:
             ours_c += n
             ours_s += sp
         else:
             theirs_c = max(theirs_c, n)
             theirs_s = max(theirs_s, sp)
+            held += popcount(st[S_HANDS + 2 * s])
     deck = rules[R_DECK]
     cards_open = ours_c * 2 <= deck and theirs_c * 2 <= deck
     spades_open = ours_s * 8 <= deck and theirs_s * 8 <= deck
@@ -321,6 +335,31 @@ def heuristic_context(st, rules, p, ws):
     n = st[S_PLEN + p]
     ws[C_PILE_EXPOSE] = -1 if not rules[R_PILES] else \
         (rules[R_CARD_POINTS + st[S_PILE + p * MAX_PILE + n - 1]] if n > 0 else 0)
+    maxv = rules[R_MAX_BUILD_VALUE]
+    built = ws[C_BUILT]
+    for v in range(1, maxv + 1):
+        if (built >> v) & 1:
+            seen |= ws[C_BMASK + v]
+    unseen = ((1 << deck) - 1) & ~seen
+    u = popcount(unseen)
+    ours = ws[C_OWNMASK] | ws[C_PARTNER_BUILDS]
+    our_m = 0
+    for v in range(MAX_VALUE + 1):
+        risk = 0
+        if ws[C_HW + H_SAFETY] and 1 <= v <= maxv:
+            vm = (15 << (4 * (v - 1))) if v <= 13 else (15 if rules[R_ACE_14] else 0)
+            k = popcount(unseen & vm & ~rules[R_UNSUMMED])
+            none = 1.0
+            for i in range(held):
+                if u - k - i <= 0:
+                    none = 0.0
+                    break
+                none *= (u - k - i) / (u - i)
+            risk = 1000 - np.int64(none * 1000.0 + 0.5)
+        ws[C_RISK + v] = risk
+        if (ours >> v) & 1:
+            our_m += ws[C_BPTS + v] * (1000 - risk)
+    ws[C_OURPTS] = our_m
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -329,7 +368,8 @@ def offer_trail(ws, p, c):
     if ws[C_SINK] != SINK_RANDOM:
         tp = ws[C_TABLE_POINTS] + mask_points(1 << c, ws)
         if ws[C_SINK] == SINK_HEURISTIC:
-            if not prefilter(ws, khasino_score(ws, 0, 0, 0, tp - ws[C_OURPTS], ws[C_OURPTS], 0, 0), 0, 0, 0):
+            if not prefilter(ws, khasino_score(ws, 0, 0, 0, tp * 1000 - ws[C_OURPTS], ws[C_OURPTS], 0, 0),
+                             0, 0, 0):
                 return
         elif not prefilter(ws, 0, 0, 0, tp):
             return

@@ -161,7 +161,25 @@ O_PILE_LEN = O_PILE_TOP + MAX_SEATS
 O_BOWNER = O_PILE_LEN + MAX_SEATS       # per value, -1 none
 O_BCARDS = O_BOWNER + MAX_VALUE + 1     # per value, mask of the build's cards
 O_HAND_SIZES = O_BCARDS + MAX_VALUE + 1
-OBS_SIZE = O_HAND_SIZES + MAX_SEATS
+# Kasino's observation (N1-N7): its card sets are multisets of two words, `lo` every card present and `hi` the
+# cards present twice (kernels/multiset.py); every pile's cards are public history (captures are made face up)
+KO_SEAT = 0
+KO_HAND = 1                             # lo, hi
+KO_TABLE = 3                            # lo, hi
+KO_ASIDE = 5                            # the face cards set aside this round (N5), lo, hi
+KO_ROUND = 7
+KO_ROUNDS = 8
+KO_DEALER = 9
+KO_LAST_PLAYER = 10                     # the seat that played last (N4: charged for the next tabbe)
+KO_LAST_CAPTURER = 11                   # -1 none
+KO_STOCK_LEFT = 12
+KO_HAND_SIZES = 13                      # per seat
+KO_PILE = KO_HAND_SIZES + MAX_SEATS     # per seat, lo, hi
+KO_PILE_SIZES = KO_PILE + 2 * MAX_SEATS
+KO_SCORES = KO_PILE_SIZES + MAX_SEATS   # per seat, match totals before this round (N7)
+KO_TABBE = KO_SCORES + MAX_SEATS        # per seat, this round's tabbe plus, minus (N4)
+KO_SIZE = KO_TABBE + 2 * MAX_SEATS
+OBS_SIZE = max(O_HAND_SIZES + MAX_SEATS, KO_SIZE)
 
 # ---- workspace: one flat int64 vector per thread holding every scratch buffer ---------------------------------
 # (no array views are taken in the per-move path: a view costs two atomic reference-count updates).
@@ -247,12 +265,15 @@ C_OURPTS = C_KACES + 1               # heuristic bot: card points in the builds 
 # workspace's bot table: its kind (BOT_*) then its parameters; the deciding bot's weights are copied to C_HW
 BOT_TABLE_BASE = 16
 BOT_TABLE_ROWS = 64
-BOT_STRIDE = 10
-H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP, H_PILE, H_RACES = range(9)
+BOT_STRIDE = 11
+H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP, H_PILE, H_RACES, H_SAFETY = \
+    range(10)
 C_PILE_EXPOSE = C_OURPTS + 1         # heuristic (K8): card points of the mover's exposed pile top (-1: no pile
                                      # use in this format, so a capture exposes nothing)
 C_RACES = C_PILE_EXPOSE + 1          # heuristic (K13): bit 0, the most-cards race is open; bit 1, most spades
-C_HW = C_RACES + 1                   # the heuristic weights in force (9)
+C_RISK = C_RACES + 1                 # heuristic `safety`: per build value v, the chance (thousandths) that an
+                                     # opponent holds a card that captures a build of v (0 without `safety`)
+C_HW = C_RISK + MAX_VALUE + 1        # the heuristic weights in force (10)
 C_BOTTAB = C_HW + BOT_STRIDE         # the bot table: BOT_TABLE_ROWS rows of BOT_STRIDE
 # search bots (kernels/search.py): the tree node being expanded, the iteration, the selection rule and its
 # constant, the running choice (unexpanded?, its score, its draw hash), the key SINK_SELECT looks for, and

@@ -20,7 +20,7 @@ BOTS = {
     "ismcts": ("single-observer information-set MCTS (Cowling, Powley, Whitehouse 2012) over determinisations, "
                "policy-bot playouts; leader and Stay searched too", dict(SEARCH_DEFAULTS["ismcts"])),
     "file": ("a user bot: file:PATH (or --bot-file PATH, then its name), a function score(view, move) in Python "
-             "or numba.njit (khasino_sim/userbots.py; Khasino and Cassino formats)", {}),
+             "or numba.njit (khasino_sim/userbots.py: its view and move fields per family)", {}),
 }
 ALIASES = {}        # a bot file's name (its stem) -> its spec file:PATH, from --bot-file
 SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
@@ -37,6 +37,8 @@ PARAM_HELP = {
     "pile": "per card point a capture leaves exposed on top of the mover's pile for the opponents (K8; "
             "less the exposed top it covers; subtracted)",
     "races": "1: cards and spades count only while their K13 race is open (no side holds a majority); 0: always",
+    "safety": "1: a build's points count as the owner's only with the chance that no opponent holds its value "
+              "(the unseen cards dealt evenly), as exposed otherwise; 0: always the owner's",
     "n": "search iterations per decision (determinisations played out), 1 to 200000",
     "c": "ismcts: UCB exploration constant in hundredths (rollout ignores it)",
     "policy": "the playout bot for every seat: random, greedy or heuristic",
@@ -134,11 +136,9 @@ def add_bot_file(path):
 
 
 def check_playable(names, family):
-    """One line if a user bot cannot play: Kasino (its view is Khasino's and Cassino's), or a bot file that does
-    not load (loaded here, before any worker starts)."""
+    """One line if a user bot's file does not load (loaded here, before any worker starts). Every family has
+    a view (khasino_sim/userbots.py, VIEWS)."""
     files = [n for n in names if parse(n)[0] == "file"]
-    if family == "kasino" and files:
-        raise BotSpecError("user bots play Khasino and Cassino formats (a Kasino view is not defined yet)")
     for n in files:
         code(n)
 

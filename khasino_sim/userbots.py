@@ -9,7 +9,12 @@ below. A file holding such a function is a bot: `--bot-file my_bot.py` (or the s
 wherever a bot is named). Write it in plain Python to prototype (each call goes through a ctypes callback:
 slow, but print and pdb work), then put `@numba.njit` on the same function: it is then compiled into a C
 callback the game loop calls at full speed. Both forms play the same games (tests/test_user_bots.py).
-Khasino and Cassino formats; Kasino's view is not defined yet. Example: examples/my_bot.py."""
+
+Khasino and Cassino share one view (VIEW, MOVE). Kasino's double deck has its own (KASINO_VIEW, KASINO_MOVE):
+its card sets are multisets of two words, `lo` (every card present) and `hi` (the cards present twice), and
+a move's `points` are the card points it takes, tabbe included (the fewer the better: misère). Card ids are
+4 * rank + suit (A = 0, suits C D H S), as a mask bit 1 << id. Examples: examples/my_bot.py,
+examples/my_kasino_bot.py."""
 import ctypes
 import importlib.util
 import os
@@ -25,7 +30,19 @@ VIEW = {"seat": L.O_SEAT, "hand": L.O_HAND, "loose": L.O_LOOSE, "deal": L.O_DEAL
 MOVE = {"card": L.M_CARD, "kind": L.M_KIND, "value": L.M_VALUE, "target": L.M_TARGET, "used": L.M_USED,
         "key": L.M_KEY, "points": L.M_POINTS, "cards": L.M_CARDS, "spades": L.M_SPADES,
         "table_points": L.M_TABLE_POINTS, "pile_used": L.M_PILE_USED}
+KASINO_VIEW = {"seat": L.KO_SEAT, "hand_lo": L.KO_HAND, "hand_hi": L.KO_HAND + 1, "table_lo": L.KO_TABLE,
+               "table_hi": L.KO_TABLE + 1, "aside_lo": L.KO_ASIDE, "aside_hi": L.KO_ASIDE + 1,
+               "round": L.KO_ROUND, "rounds": L.KO_ROUNDS, "dealer": L.KO_DEALER,
+               "last_player": L.KO_LAST_PLAYER, "last_capturer": L.KO_LAST_CAPTURER,
+               "stock_left": L.KO_STOCK_LEFT, "hand_sizes": L.KO_HAND_SIZES, "piles": L.KO_PILE,
+               "pile_sizes": L.KO_PILE_SIZES, "scores": L.KO_SCORES, "tabbe": L.KO_TABBE}
+KASINO_MOVE = {"card": L.M_CARD, "kind": L.M_KIND, "value": L.M_VALUE, "tabbe": L.M_TABBE,
+               "taken_lo": L.M_TAKEN_LO, "taken_hi": L.M_TAKEN_HI, "key": L.M_KEY, "points": L.M_POINTS}
 KINDS = dict(zip(L.KIND_NAMES, range(len(L.KIND_NAMES))))
+# per seat, the fields that start a block: hand_sizes, pile_sizes, scores (MAX_SEATS words); piles and tabbe
+# (two words per seat: lo, hi and plus, minus); build_owner and build_cards by value 0..14 (VIEW)
+VIEWS = {"khasino": VIEW, "cassino": VIEW, "kasino": KASINO_VIEW}
+MOVES = {"khasino": MOVE, "cassino": MOVE, "kasino": KASINO_MOVE}
 
 _LOADED = {}        # absolute path -> (address, the callback object kept alive)
 _PROTO = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64))

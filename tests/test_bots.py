@@ -62,3 +62,53 @@ def test_parameters_change_the_play():
 @pytest.mark.parametrize("fmt", ["khasino", "kasino-2p"])
 def test_bot_with_parameters_is_blind(fmt):
     assert count_blind_choices(fmt, "heuristic:exposed=90,kasino_setup=80", 3, 5) > 100
+
+
+def naive_risk(fmt, st, p, v):
+    """The heuristic's `safety` model (kernels/khasino_moves.py, `heuristic_context`) from its definition: the
+    chance, in thousandths, that the opponents' hands hold a card that captures a build of v when the cards
+    seat p cannot see are dealt evenly: 1 - C(U - k, H) / C(U, H)."""
+    from math import comb
+    seen = int(st[L.S_HANDS + 2 * p]) | int(st[L.S_LOOSE])
+    for w in range(L.MAX_VALUE + 1):
+        if st[L.S_BOWNER + w] >= 0:
+            for i in range(int(st[L.S_BNG + w])):
+                seen |= int(st[L.S_BGROUPS + w * L.MAX_GROUPS + i])
+    for s in range(fmt.seats):
+        for i in range(int(st[L.S_PLEN + s])):
+            seen |= 1 << int(st[L.S_PILE + s * L.MAX_PILE + i])
+    unseen = [c for c in range(fmt.deck) if not (seen >> c) & 1]
+    held = sum(bin(int(st[L.S_HANDS + 2 * s])).count("1") for s in range(fmt.seats)
+               if fmt.rules_array()[L.R_TEAM + s] != fmt.rules_array()[L.R_TEAM + p])
+    ranks = [0] if v == 14 else [v - 1]              # card ids are 4 * rank + suit; 14 is an ace (P17)
+    k = sum(1 for c in unseen if c // 4 in ranks)
+    return 1000 - round(1000 * comb(len(unseen) - k, held) / comb(len(unseen), held))
+
+
+@pytest.mark.parametrize("fmt", ["khasino", "khasino-4p", "cassino-ace14"])
+def test_heuristic_build_risk_is_the_hypergeometric_chance(fmt):
+    """`safety` (issue 10: build safety): at positions of random games, the risk the compiled heuristic gives
+    each build value is the chance computed from the seat's view alone (math.comb), within rounding."""
+    import random
+
+    import numpy as np
+
+    from khasino_sim.kernels.search import decide, NO_DECISION
+    from tests.test_hidden_information import positions
+    options = {"ace_14": True, "face_values": True} if fmt == "cassino-ace14" else None
+    name = "cassino" if options else fmt
+    checked = 0
+    rng = random.Random(4)
+    for i, state in enumerate(positions(name, 6)):
+        if options:
+            state = dict(state, options=options)
+        if state.get("decision") or rng.random() < 0.5:
+            continue
+        f, st, _ = engine.parse(state)
+        p = int(st[L.S_TO_MOVE])
+        ws = engine._workspace("game")
+        decide(L.BOT_HEURISTIC, st, f.rules_array(), p, ws, np.array([i], dtype=np.uint64), NO_DECISION, -1)
+        for v in range(1, f.max_build_value + 1):
+            assert abs(int(ws[L.C_RISK + v]) - naive_risk(f, st, p, v)) <= 1, (fmt, i, v)
+        checked += 1
+    assert checked > 50
