@@ -22,13 +22,13 @@ from .layout import (
     C_KITEMH, C_KPTS, C_KSECOND, C_KACES, CARD_BITS, MAX_ITEMS, MAX_SUBSETS, SINK_RANDOM, SINK_HEURISTIC,
     SINK_USER,
     WS_SUB, WS_SUBH, WS_RAW, WS_RAWH, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, R_CARD_POINTS,
+    R_TABBE, R_TABBE_FORCED,
     KIND_CAPTURE, KIND_TRAIL,
 )
 from .rng import z_hand, z_loose
 from .sink import prefilter, consider
 
 ACE_HAND = 14           # an ace played from the hand counts 14, on the table 1 (seed 003)
-TABBE, DOUBLE_TABBE = 5, 10
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -167,7 +167,7 @@ def excludable(ws, nm, x, e):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def offer_maximal(ws, p, c, cpts, nm, full):
+def offer_maximal(ws, p, c, cpts, nm, full, tabbe):
     """P23: every union U of disjoint matches (WS_RAW[:nm]) that leaves no match outside it. A search over the
     items, lowest undecided first: it stays on the table (if no match then lies wholly among the items left
     there), or a match holding it and no decided item is taken. Each partition of each capture is reached
@@ -192,7 +192,7 @@ def offer_maximal(ws, p, c, cpts, nm, full):
                     b = m & -m
                     m ^= b
                     h ^= np.uint64(ws[C_KITEMH + lowbit_index(b)])
-                offer_capture(ws, p, c, cpts, u, h, 0)
+                offer_capture(ws, p, c, cpts, u, h, tabbe if u == full else 0)
         else:
             x = free & -free
             if i == -2:
@@ -250,8 +250,9 @@ def gen_kasino(st, rules, p, ws):
         c = lowbit_index(b)
         if clears(ws, collect_matches(ws, c), full):
             clearing |= b
-    if clearing:
-        tabbe = DOUBLE_TABBE if n == 1 else TABBE   # one table card is cleared only by a card of its rank
+    # N4: one table card is cleared only by a card of its rank, a double tabbe (`tabbe_value` twice)
+    tabbe = rules[R_TABBE] * (2 if n == 1 else 1)
+    if clearing and rules[R_TABBE_FORCED]:
         h = np.uint64(0)
         for i in range(n):
             h ^= np.uint64(ws[C_KITEMH + i])
@@ -271,5 +272,5 @@ def gen_kasino(st, rules, p, ws):
         if nm == 0:
             offer_trail_kasino(ws, p, c)
         else:
-            offer_maximal(ws, p, c, rules[R_CARD_POINTS + c], nm, full)
+            offer_maximal(ws, p, c, rules[R_CARD_POINTS + c], nm, full, tabbe if (clearing >> c) & 1 else 0)
     return ws[C_SEEN]

@@ -77,7 +77,14 @@ R_SWEEPS = R_TRAIL_OWN_ANY + 1  # C1 `sweeps`: a capture that clears the table s
 R_MATCH_TARGET = R_SWEEPS + 1   # C7/P21: match totals needed to win (21); 0: no matches
 R_LATER_HAND = R_MATCH_TARGET + 1  # Kasino (N1): cards each at every deal after the first (4)
 R_MATCH_ROUNDS = R_LATER_HAND + 1   # Kasino (N7): rounds of a match (a multiple of the seats)
-RULES_SIZE = R_MATCH_ROUNDS + 1
+R_TABLE_TO_LAST = R_MATCH_ROUNDS + 1  # K12 `last_capturer_takes_table`: 1 = the last capturer takes what is left
+                                      # on the table at the end (K12); 0 = nobody: it stays there, unscored
+R_DEAL_LEADER = R_TABLE_TO_LAST + 1   # `next_deal_leader` (K14, P20): who leads each later deal: 0 the same seat
+                                      # as the first (the seat after the dealer); 1 the lead passes to the next
+                                      # seat in turn order each deal; 2 the last capturer (else as 0)
+R_TABBE = R_DEAL_LEADER + 1         # Kasino `tabbe_value` (N4): a tabbe's points (5; a double tabbe twice them)
+R_TABBE_FORCED = R_TABBE + 1        # Kasino `compulsory_tabbe` (N3): 1 = a card that can clear the table must
+RULES_SIZE = R_TABBE_FORCED + 1     # be played to clear it; 0 = clearing is one capture among the others
 FAMILY_KHASINO, FAMILY_CASSINO, FAMILY_KASINO = 0, 1, 2
 
 # ---- move records ----------------------------------------------------------------------------------------------

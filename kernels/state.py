@@ -9,6 +9,7 @@ from .layout import (
     S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
+    R_TABLE_TO_LAST, R_DEAL_LEADER,
     R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISED, S_PROMISES, M_OWNER,
     R_LOAD_OWNS, R_SWEEPS, S_DEALER, S_ROUND, S_SWEEPS, SEAT_SWEEPS,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
@@ -275,6 +276,8 @@ def trail_fallback(st, p):
 def sweep(st, rules):
     """K12/P2: the last capturer (else the last player, who is then recorded as last capturer) takes the
     builds, then the loose cards."""
+    if not rules[R_TABLE_TO_LAST]:      # the variant where nobody takes the last cards: they stay, unscored
+        return
     taker = st[S_LAST_CAP]
     if taker < 0:
         taker = st[S_LAST_MOVER]
@@ -313,7 +316,13 @@ def advance(st, rules, p):
     if st[S_STOCK_POS] < st[S_STOCK_LEN]:
         deal_round(st, rules)
         st[S_DEAL] += 1
-        st[S_TO_MOVE] = rules[R_NEXT + st[S_DEALER]]   # K14: seat 0 leads again; P20: the seat after the dealer
+        lead = rules[R_NEXT + st[S_DEALER]]             # K14: seat 0 leads again; P20: the seat after the dealer
+        if rules[R_DEAL_LEADER] == 1:                   # the lead passes on one seat a deal
+            for _ in range(st[S_DEAL] - 1):
+                lead = rules[R_NEXT + lead]
+        elif rules[R_DEAL_LEADER] == 2 and st[S_LAST_CAP] >= 0:
+            lead = st[S_LAST_CAP]
+        st[S_TO_MOVE] = lead
         return
     sweep(st, rules)
     st[S_OVER] = 1

@@ -459,3 +459,75 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
     click.echo(f"LLR {test.llr():.3f} (bounds {lo_b:.3f}, {hi_b:.3f}); pairs {test.pairs:,} = games "
                f"{2 * test.pairs:,}; pentanomial {test.counts}")
     click.echo(f"Elo {bot_a} - {bot_b}: {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] (95%)")
+
+
+@main.command()
+@click.option("--format", "fmt_name", default="khasino", show_default=True, help="Format to play.")
+@click.option("--vary", "vary", multiple=True, required=True, metavar="NAME=V1,V2",
+              help="A rule option and the values to compare (repeatable: the grid is their product; "
+              "`khasino options` lists the options).")
+@click.option("--bots", default="greedy,greedy", show_default=True,
+              help="One bot per seat (or per team), comma-separated; seats rotate every game.")
+@click.option("--games", default=100_000, show_default=True, type=click.IntRange(1), help="Games per variant.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0, 2**64 - 1), help="Root seed.")
+@click.option("--out", default=None, help="Output folder [default: results/balance-FORMAT-OPTIONS-sSEED-nGAMES].")
+@click.option("--workers", default=None, type=click.IntRange(1, 1024), help="Threads [default: all cores].")
+@click.option("--shard-size", default=50_000, show_default=True, type=click.IntRange(1), help="Games per file.")
+@click.option("--set", "settings", multiple=True, metavar="NAME=VALUE", help="A rule option fixed for every variant.")
+@click.option("--report", "report_dir", default=None, help="Also write figures, tables and report.md here.")
+@click.option("--dask", default=lambda: os.environ.get("KHASINO_DASK"), metavar="tcp://HOST:PORT",
+              help="Run the shards on a Dask cluster [env KHASINO_DASK].")
+@click.option("--resume", is_flag=True, help="Finish an interrupted study in --out.")
+@click.option("--force", is_flag=True, help="Replace another study's output in --out.")
+@click.option("--quiet", is_flag=True, help="No progress bars.")
+@_bot_file_option
+def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, settings, report_dir, dask, resume, force,
+            quiet):
+    """Compare rule variants on the same deals: each variant of the --vary grid plays the same seeded games
+    (common random numbers), then the summary gives per variant the win rate per seat with intervals, margins,
+    points by category, game length and moves per game, and per pair of variants the paired differences with
+    95% intervals and an exact sign test (docs/BALANCE.md)."""
+    from . import balance as study
+    from .runs import SimulationError
+    fmt = _format(fmt_name)
+    names = _bot_list(bots)
+    fixed = _settings(settings)
+    try:
+        grid = study.parse_vary(vary, fmt.name, fixed)
+    except study.BalanceError as e:
+        raise InputError(str(e))
+    if out is None:
+        tag = "-".join(n for n, _ in grid)
+        out = os.path.join("results", f"balance-{fmt.name}-{tag}-s{seed}-n{games}")
+    try:
+        path = study.run(fmt.name, grid, names, games, seed, out, fixed, workers, shard_size, dask, resume, force,
+                         quiet, command=" ".join(["khasino"] + sys.argv[1:]),
+                         log=None if quiet else (lambda line: click.echo(line, err=True)))
+    except (study.BalanceError, SimulationError) as e:
+        raise InputError(str(e))
+    except KeyboardInterrupt:
+        click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
+                   err=True)
+        sys.exit(130)
+    summary = study.summarize(path)
+    click.echo(f"results    {path}")
+    click.echo(study.format_summary(summary))
+    if report_dir:
+        from .report import write_study
+        click.echo(f"report     {write_study(summary, report_dir)}")
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False))
+@click.option("--out", "report_dir", default=None, help="Report folder [default: RUN_DIR/report].")
+def report(run_dir, report_dir):
+    """Write figures (PNG), tables (CSV) and report.md for a `simulate`, `tournament` or `balance` output."""
+    from .balance import BalanceError
+    from .report import write
+    if not os.path.isdir(run_dir):
+        raise InputError(f"{run_dir} is not a folder")
+    try:
+        path = write(run_dir, report_dir or os.path.join(run_dir, "report"))
+    except BalanceError as e:
+        raise InputError(str(e))
+    click.echo(f"report     {path}")

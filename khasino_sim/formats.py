@@ -53,6 +53,10 @@ class Format:
     match_target: int = 0                   # C7/P21: matches are played to this many points (0: single games)
     later_hand: int = 4                     # N1 (Kasino): cards each at every deal after the first
     match_rounds: int = 0                   # N7 (Kasino): rounds per match, a multiple of the seats (0: none)
+    last_capturer_takes_table: bool = True  # K12 (variant: False, nobody takes the last cards)
+    next_deal_leader: int = 0               # K14/P20 (variants: 1 the lead passes on each deal, 2 last capturer)
+    compulsory_tabbe: bool = True           # N3 (Kasino; variant: False, clearing is one capture among others)
+    tabbe_value: int = 5                    # N4 (Kasino): a tabbe's points; a double tabbe scores twice them
 
     def __post_init__(self):
         if self.family == "cassino":        # P17: the highest build value follows the options
@@ -122,6 +126,10 @@ class Format:
         r[L.R_MATCH_TARGET] = self.match_target
         r[L.R_LATER_HAND] = self.later_hand
         r[L.R_MATCH_ROUNDS] = self.match_rounds
+        r[L.R_TABLE_TO_LAST] = self.last_capturer_takes_table
+        r[L.R_DEAL_LEADER] = self.next_deal_leader
+        r[L.R_TABBE] = self.tabbe_value
+        r[L.R_TABBE_FORCED] = self.compulsory_tabbe
         return r
 
     def team_of(self, s):
@@ -162,6 +170,10 @@ OPTIONS = {
     "change_mode": (int, "K7: 0 = two-card simple build, played card alone; 1 = any simple build, extra cards"),
     "follow_ups": (bool, "K9: follow-up groups after a capture, build, load or change"),
     "opponent_piles": (bool, "K8: opponents' exposed pile cards may be used"),
+    "last_capturer_takes_table": (bool, "K12: the last capturer takes the cards left on the table at the end "
+                                        "(false: nobody does; they score for no one)"),
+    "next_deal_leader": (int, "K14: who leads the second deal: 0 the first deal's leader, 1 the other seat (the "
+                              "lead passes on each deal), 2 the first deal's last capturer"),
 }
 CASSINO_OPTIONS = {
     "face_values": (bool, "C1/P16: J 11, Q 12, K 13 count as numbers (builds reach 13)"),
@@ -171,6 +183,10 @@ CASSINO_OPTIONS = {
 MAX_MATCH_ROUNDS = 120     # N7 matches: 120 rounds keep a match's turns (uint16) and totals (int16) in range
 KASINO_OPTIONS = {
     "match_rounds": (int, "N7: rounds per match, a positive multiple of the number of seats"),
+    "compulsory_tabbe": (bool, "N3: a card that can clear the table must be played to clear it (false: "
+                               "clearing is one capture among the others, still scored as a tabbe)"),
+    "tabbe_value": (int, "N4: a tabbe's points, 1 to 50 (+ to the taker, - to the player before); a double "
+                         "tabbe scores twice them"),
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -201,6 +217,11 @@ def with_options(fmt, settings):
                 raise ValueError(f"option {name} takes an integer, not {raw!r}") from None
             if value < 0 or (name == "change_mode" and value > 1):
                 raise ValueError(f"option {name} cannot be {value}")
+            if name == "next_deal_leader" and value > 2:
+                raise ValueError(f"option next_deal_leader is 0 (the same leader), 1 (the lead passes on) or 2 "
+                                 f"(the last capturer), not {value}")
+            if name == "tabbe_value" and not 1 <= value <= 50:
+                raise ValueError(f"option tabbe_value must be in 1..50, not {value}")
             if name == "match_rounds" and (value < 1 or value % fmt.seats or value > MAX_MATCH_ROUNDS):
                 raise ValueError(f"option match_rounds must be a multiple of {fmt.seats} (N7) from {fmt.seats} "
                                  f"to {MAX_MATCH_ROUNDS}, not {value}")

@@ -40,6 +40,7 @@ class RunSpec:
     shard_size: int = 50_000
     series: int = 1             # P10: matches per series (1: independent games)
     rounds: int = 0             # Cassino (C7): 0 plays matches to 21, 1 single rounds
+    tags: dict = field(default_factory=dict)    # constant columns stamped into every row (a balance variant)
 
     def __post_init__(self):
         # Team formats (K15) also take one bot per team: (b0, b1) is (b0, b0, b1, b1) in khasino-4p. The spec
@@ -86,6 +87,8 @@ class RunSpec:
             del d["series"]
         if self.rounds == 0:
             del d["rounds"]
+        if not self.tags:
+            del d["tags"]
         return d
 
     def matches(self):
@@ -168,7 +171,8 @@ def _meta(spec, shard, start, count, command):
             "rules_hash": fmt.rules_hash(), "rules": options_of(fmt), "root_seed": spec.seed,
             "bots": list(spec.bots), "rotate": spec.rotate, "series": spec.series,
             **({"rounds": spec.rounds, "match_target": fmt.match_target} if spec.matches() else {}),
-            **({"match_rounds": fmt.match_rounds} if fmt.match_rounds else {}), "shard": shard,
+            **({"match_rounds": fmt.match_rounds} if fmt.match_rounds else {}),
+            **({"tags": dict(spec.tags)} if spec.tags else {}), "shard": shard,
             "first_game": start, "games": count, "command": command}
 
 
@@ -215,7 +219,8 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
                 raise RuntimeError(f"game {bad}: a scratch bound was exceeded (never expected: please report it); "
                                    "results would not be exact")
             tables = storage.match_tables if matches else storage.shard_tables
-            writer.write(*tables(rows, start + lo, codes, names, fmt.name, fmt.rules_hash(), meta))
+            writer.write(*storage.add_tags(tables(rows, start + lo, codes, names, fmt.name, fmt.rules_hash(),
+                                                  meta), spec.tags))
             del rows
             if progress is not None:
                 progress(n)
@@ -313,7 +318,7 @@ def _connect_dask(address):
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
              shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
-             command="", log=None, series=1, rounds=0):
+             command="", log=None, series=1, rounds=0, tags=None):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
     `bots`: one bot per seat, or in a team format (khasino-4p) one per team, ("greedy", "random") standing for
@@ -323,14 +328,15 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     quiet.
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
-                   options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds)
+                   options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds,
+                   tags=dict(tags or {}))
     validate(spec)
     if dask:
         _need_distributed()       # before the output folder is touched: a run that cannot start leaves nothing
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
-                     True, command, series=series, rounds=rounds)
+                     True, command, series=series, rounds=rounds, tags=tags)
             return load(tmp)
     out = Path(out)
     done, manifest = _prepare_out(out, spec, resume, force)

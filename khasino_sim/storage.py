@@ -233,6 +233,23 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
             rounds.replace_schema_metadata(stamp))
 
 
+def add_tags(tables, tags):
+    """The shard's tables with one constant dictionary column per tag (a balance study's variant: `variant`
+    and `variant_NAME` per varied option) appended to every table."""
+    if not tags:
+        return tables
+    out = []
+    for t in tables:
+        if t is None:
+            out.append(t)
+            continue
+        meta = t.schema.metadata
+        for name, value in tags.items():
+            t = t.append_column(name, _dict_column(np.zeros(t.num_rows, np.int8), [str(value)]))
+        out.append(t.replace_schema_metadata(meta))
+    return out
+
+
 def part_name(shard):
     return f"part-{shard:06d}.parquet"
 

@@ -195,6 +195,12 @@ def test_dask_cluster_gives_the_local_dataset(tmp_path):
         a = simulate(games=6000, seed=11, out=tmp_path / "dask", shard_size=1000, dask=address)
         b = simulate(games=6000, seed=11, out=tmp_path / "local", shard_size=3000, workers=1)
         same_dataset(a, b)
+        # a balance study's variants run on the cluster like simulate, with the same summary as locally
+        from khasino_sim import balance
+        args = ("khasino", ["opponent_piles=true,false"], ("greedy", "random"), 2000)
+        sa = balance.summarize(balance.run(*args, seed=3, out=tmp_path / "bal-dask", shard_size=500, dask=address))
+        sb = balance.summarize(balance.run(*args, seed=3, out=tmp_path / "bal-local", shard_size=500, workers=1))
+        assert sa == sb and sa["pairs"][0]["differences"]["unit 0 win"]["n"] == 2000
     finally:
         for p in procs[::-1]:
             p.terminate()
