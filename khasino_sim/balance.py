@@ -321,7 +321,7 @@ def summarize(out):
     variants = []
     for (lab, _), a, entry in zip(folders, acc, manifest["variants"]):
         n = a["n"]
-        total_pts = float(sum(x.sum() for x in a["cats"].values()))
+        total_pts = float(sum(abs(x.sum()) for x in a["cats"].values()))     # Kasino's tabbe minus is < 0
         sd_len = math.sqrt(max(a["length2"] / n - (a["length"] / n) ** 2, 0.0)) if n else float("nan")
         variants.append({
             "label": lab, "options": entry["options"], "games": n, "ties": a["ties"],
@@ -335,7 +335,8 @@ def summarize(out):
                        "ci95": (a["length"] / n - Z95 * sd_len / math.sqrt(n), a["length"] / n + Z95 * sd_len /
                                 math.sqrt(n))},
             "events_per_game": {e: v / n for e, v in a["events"].items() if e in live},
-            "points": {c: {"per_game": v.sum() / n, "share": v.sum() / total_pts if total_pts else float("nan"),
+            "points": {c: {"per_game": v.sum() / n,
+                           "share": abs(v.sum()) / total_pts if total_pts else float("nan"),
                            "unit_shares": [float(x / v.sum()) if v.sum() else float("nan") for x in v]}
                        for c, v in a["cats"].items()},
         })
@@ -359,6 +360,10 @@ def _mean_ci(s, s2, n):
     return (mean - half, mean + half)
 
 
+def _num(x):
+    return "-" if x != x else f"{x:.3f}"
+
+
 def format_summary(s):
     """The terminal summary of a study: a table per variant, then the paired differences."""
     kind = s["unit_kind"]
@@ -373,11 +378,13 @@ def format_summary(s):
         lines.append(f"{v['label']:<{w}} {cells} {v['units'][0]['mean_margin']:>+16.3f} "
                      f"{v['leader_win_rate']:>12.4f} {v['length']['mean']:>7.2f}")
     cats = list(s["variants"][0]["points"])
-    lines += ["", f"points by category: share of all points, and {kind} 0's share of the category"]
+    lines += ["", f"points by category: share of all points (Kasino: of their magnitudes), and {kind} 0's share "
+                  "of the category"]
     lines.append(f"{'variant':<{w}} " + " ".join(f"{c:>18}" for c in cats))
     for v in s["variants"]:
         lines.append(f"{v['label']:<{w}} " + " ".join(
-            f"{v['points'][c]['share']:.3f} / {v['points'][c]['unit_shares'][0]:.3f}".rjust(18) for c in cats))
+            (f"{v['points'][c]['share']:.3f} / " + _num(v['points'][c]['unit_shares'][0])).rjust(18)
+            for c in cats))
     events = list(s["variants"][0]["events_per_game"])
     lines += ["", "moves per game (all seats)", f"{'variant':<{w}} " + " ".join(f"{e:>16}" for e in events)]
     for v in s["variants"]:

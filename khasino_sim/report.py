@@ -90,7 +90,7 @@ def write_study(s, report):
         a1.barh(x, share, left=left, label=c)
         left += share
     a1.set_yticks(x, labels, fontsize=8)
-    a1.set_xlabel("share of all points scored (fraction)")
+    a1.set_xlabel("share of all points scored (fraction" + ("; of their magnitudes" if s["misere"] else "") + ")")
     a1.set_title("Points by category")
     a1.legend(fontsize=8, ncol=min(len(cats), 3), loc="lower center", bbox_to_anchor=(0.5, 1.08))
     height = 0.8 / len(cats)
