@@ -57,6 +57,7 @@ class Format:
     next_deal_leader: int = 0               # K14/P20 (variants: 1 the lead passes on each deal, 2 last capturer)
     compulsory_tabbe: bool = True           # N3 (Kasino; variant: False, clearing is one capture among others)
     tabbe_value: int = 5                    # N4 (Kasino): a tabbe's points; a double tabbe scores twice them
+    alt_deal: bool = False                  # N1 (Kasino 2p): the alternative first deal, 5 each and 6 to the table
 
     def __post_init__(self):
         if self.family == "cassino":        # P17: the highest build value follows the options
@@ -187,6 +188,8 @@ KASINO_OPTIONS = {
                                "clearing is one capture among the others, still scored as a tabbe)"),
     "tabbe_value": (int, "N4: a tabbe's points, 1 to 50 (+ to the taker, - to the player before); a double "
                          "tabbe scores twice them"),
+    "alt_deal": (bool, "N1, 2 players: the first deal is 5 each and 6 to the table (kasino-2p-alt) instead of 6 "
+                       "each and 4"),
 }
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -226,6 +229,10 @@ def with_options(fmt, settings):
                 raise ValueError(f"option match_rounds must be a multiple of {fmt.seats} (N7) from {fmt.seats} "
                                  f"to {MAX_MATCH_ROUNDS}, not {value}")
         changes[name] = value
+        if name == "alt_deal":          # N1: the 2p first deals, 6 + 4 or 5 + 6 (both leave 88 cards, 11 deals of 8)
+            if fmt.seats != 2:
+                raise ValueError(f"option alt_deal is the 2-player first deal (N1); {fmt.name} has {fmt.seats} seats")
+            changes.update(hand=5 if value else 6, table_init=6 if value else 4)
     return replace(fmt, **changes)
 
 
@@ -312,7 +319,7 @@ for _name, _seats, _hand, _table, _deals, _teams, _text in (
         ("kasino-6p", 6, 5, 2, 4, ((0, 3), (1, 4), (2, 5)), "6 players in three pairs 0+3, 1+4, 2+5: 5 each "
                                                             "and 2 to the table")):
     register(Format(name=_name, seats=_seats, hand=_hand, table_init=_table, deals=_deals, teams=_teams,
-                    match_rounds=_seats, card_points=dict(KASINO_POINTS),
+                    match_rounds=_seats, card_points=dict(KASINO_POINTS), alt_deal=_name == "kasino-2p-alt",
                     description=f"misère, 104 cards, {_text}; compulsory maximal capture and tabbe; "
                                 f"lowest total wins", **_KASINO))
 

@@ -45,9 +45,13 @@ def write_study(s, report):
     kind = s["unit_kind"]
     x = np.arange(len(labels))
     short = [lab.replace(",", "\n") for lab in labels]
+    longest = max(len(line) for lab in short for line in lab.split("\n"))
+    tick = {"fontsize": 8, "rotation": 25 if longest * len(labels) > 80 else 0,
+            "ha": "right" if longest * len(labels) > 80 else "center"}
 
     # win rate per unit with intervals
-    fig, ax = plt.subplots(figsize=(max(5.5, 1.6 * len(labels) + 2), 4))
+    tall = 1.2 if tick["rotation"] else 0
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.6 * len(labels) + 2), 4 + tall))
     width = 0.8 / s["units"]
     for k in range(s["units"]):
         rate = np.array([v["units"][k]["win_rate"] for v in s["variants"]])
@@ -57,7 +61,7 @@ def write_study(s, report):
         ax.bar(pos, rate, width * 0.9, label=f"{kind} {k}" + (" (leads)" if k == 0 else ""))
         ax.errorbar(pos, rate, yerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=3)
     ax.axhline(s["fair"], color="0.3", linestyle="--", linewidth=1, label=f"fair share {s['fair']:.3f}")
-    ax.set_xticks(x, short, fontsize=8)
+    ax.set_xticks(x, short, **tick)
     ax.set_ylabel("win rate (fraction of games, 95% interval)")
     ax.set_xlabel("rule variant")
     ax.set_title(f"Win rate per {kind} by rule variant")
@@ -110,19 +114,19 @@ def write_study(s, report):
     # game length and moves per game
     unit = s["variants"][0]["length"]["unit"]
     events = list(s["variants"][0]["events_per_game"])
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(max(10, 2.4 * len(labels) + 2), 4 + tall))
     mean = np.array([v["length"]["mean"] for v in s["variants"]])
     lo = np.array([v["length"]["ci95"][0] for v in s["variants"]])
     hi = np.array([v["length"]["ci95"][1] for v in s["variants"]])
     a1.bar(x, mean, 0.6)
     a1.errorbar(x, mean, yerr=[mean - lo, hi - mean], fmt="none", ecolor="black", capsize=3)
-    a1.set_xticks(x, short, fontsize=8)
+    a1.set_xticks(x, short, **tick)
     a1.set_ylabel(f"{unit} per game (mean, 95% interval)")
     a1.set_title("Game length")
     width = 0.8 / max(len(events), 1)
     for k, e in enumerate(events):
         a2.bar(x - 0.4 + width * (k + 0.5), [v["events_per_game"][e] for v in s["variants"]], width * 0.9, label=e)
-    a2.set_xticks(x, short, fontsize=8)
+    a2.set_xticks(x, short, **tick)
     a2.set_ylabel("moves per game (all seats)")
     a2.set_title("Moves per game")
     a2.legend(fontsize=8)

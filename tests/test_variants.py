@@ -70,9 +70,9 @@ def _deal_leaders(rules, seed):
         deal = int(st[L.S_DEAL])
         last = int(st[L.S_LAST_CAP])
         decide(BOTS[p % 2], st, rules, np.int64(p), ws, stream, np.int64(NO_DECISION), np.int64(-1))
-        apply_move(st, rules, p, ws, L.WS_BEST)
+        apply_move(st, rules, np.int64(p), ws, np.int64(L.WS_BEST))
         last = int(st[L.S_LAST_CAP])
-        advance(st, rules, p)
+        advance(st, rules, np.int64(p))
         if st[L.S_DEAL] != deal:
             out.append((int(st[L.S_TO_MOVE]), last))
     return out
@@ -133,3 +133,17 @@ def test_N4_tabbe_value_in_play():
 def test_bad_variant_values(fmt, setting, message):
     with pytest.raises(ValueError, match=message):
         with_options(get_format(fmt), setting)
+
+
+def test_N1_alt_deal_option_is_the_2p_alt_format():
+    """`alt_deal` on kasino-2p plays kasino-2p-alt's games (5 each and 6 to the table); two seats only."""
+    from khasino_sim.kernels.kasino_game import play_kasino_matches
+    seeds = np.arange(30, dtype=np.uint64)
+    bots = np.array([[L.BOT_GREEDY, L.BOT_RANDOM]] * 30)
+    a = play_kasino_matches(with_options(get_format("kasino-2p"), {"alt_deal": "true"}).rules_array(), seeds, bots,
+                            check=True)
+    b = play_kasino_matches(get_format("kasino-2p-alt").rules_array(), seeds, bots, check=True)
+    c = play_kasino_matches(get_format("kasino-2p").rules_array(), seeds, bots, check=True)
+    assert np.array_equal(a, b) and not np.array_equal(a, c) and a[:, L.G_BAD].sum() == 0
+    with pytest.raises(ValueError, match="alt_deal is the 2-player first deal"):
+        with_options(get_format("kasino-4p"), {"alt_deal": "true"})
