@@ -5,12 +5,13 @@ from numba import njit
 from .bits import lowbit_index, popcount
 from .search import decide, NO_DECISION
 from .layout import (
-    S_TO_MOVE, S_OVER, S_LAST_CAP, S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE,
+    S_TO_MOVE, S_OVER, S_LAST_CAP, S_LOOSE, S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_DEAL,
     S_STOCK, S_STOCK_POS, S_STOCK_LEN,
     MAX_GROUPS, MAX_PILE, MAX_VALUE, STATE_SIZE, STATS_SIZE, R_SEATS, R_DECK,
     KIND_CAPTURE, M_KIND, M_TARGET, M_PILE_USED, M_FCOUNT, M_KEY, WS_BEST, C_OVERFLOW,
     R_TEAMS, R_LEAD_CHOICE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY,     SEAT_STAY_OFFERS, SEAT_STAYS,
     G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED, G_LEADER, G_SEAT0, SEAT_FIELDS,
+    G_LEADER2, G_AHEAD1,
     G_ROUND, G_DEALER, G_MATCH_WINNER, G_MATCH, SEAT_MATCH_TOTAL, SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_SCORE,
     S_DEALER, S_ROUND, S_SCORES, S_SWEEPS, R_SWEEPS, R_MATCH_TARGET, R_TEAM, R_NEXT, R_CARD_POINTS,
     SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED, SEAT_PILE_TAKEN,
@@ -21,7 +22,7 @@ from .bits import TEN_DIAMONDS, TWO_SPADES
 from .rng import bot_stream_seed, fmix, zterm, GOLDEN
 from .state import (
     shuffle_deck, init_state, apply_move, apply_stay, stay_partner, trail_fallback, advance, score, series_leader,
-    pile_mask, first_of_team,
+    pile_mask, first_of_team, ahead_now,
 )
 
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
@@ -121,7 +122,11 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
                 if kind == KIND_CAPTURE and target > 0:
                     stats[o + SEAT_BUILDS_CAPTURED] += 1
                 apply_move(st, rules, p, ws, r)
+        deal = st[S_DEAL]
         advance(st, rules, p)
+        if deal == 1 and st[S_DEAL] == 2:       # the first deal is over: who is ahead, who leads the next
+            stats[G_LEADER2] = st[S_TO_MOVE]
+            stats[G_AHEAD1] = ahead_now(st, rules)
         turns += 1
         if check and not cards_accounted(st, rules):
             stats[G_BAD] += 1
@@ -139,6 +144,8 @@ def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream,
     for i in range(stats.shape[0]):
         stats[i] = 0
     stats[G_SEED] = np.int64(game_seed)
+    stats[G_LEADER2] = -1
+    stats[G_AHEAD1] = -1
     shuffle_deck(deck, rules[R_DECK], game_seed, stream)
     init_state(st, rules, deck)
     stream[0] = bot_stream_seed(game_seed)

@@ -136,7 +136,10 @@ G_ROUND = 8             # Cassino: the round of the match (1-based; 1 in every o
 G_DEALER = 9            # the seat that dealt
 G_MATCH_WINNER = 10     # Cassino: the match's winning team after this round (P21), -1 while it goes on
 G_MATCH = 11            # Cassino: the match's index in its batch
-G_SEAT0 = 12            # first per-seat block
+G_LEADER2 = 12          # the seat that led the second deal (-1: a game of one deal; Cassino: of each round)
+G_AHEAD1 = 13           # the team (seat) ahead when the first deal ends, on the points its piles would score
+                        # then (K13 card points and majorities; -1: a tie, or a game of one deal)
+G_SEAT0 = 14            # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
  SEAT_MOST_SPADES, SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_BUILDS_CAPTURED,
  SEAT_PILE_TAKEN, SEAT_TRAILS, SEAT_FOLLOWUPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_STAY_OFFERS, SEAT_STAYS,

@@ -7,7 +7,7 @@ __version__ = "0.1.0"
 
 # Bumped whenever the engine's behaviour changes (rules, dealing, bots, statistics): any change that can
 # alter a game played from the same seed. Stamped into every results file.
-ENGINE_VERSION = 1
+ENGINE_VERSION = 2        # 2: the heuristic's build safety (its games changed); leader_2, ahead_1
 
 
 def simulate(*args, **kwargs):

@@ -236,10 +236,17 @@ def _game_metrics(games, seats, fmt, cats, unit_seats, misere, events):
         others = np.delete(score, k, axis=1)
         margin[:, k] = (others.min(axis=1) - score[:, k]) if misere else (score[:, k] - others.max(axis=1))
     leader = col(games, "leader").astype(np.int64)[order]
-    leader_unit = np.array([fmt.team_of(s) if fmt.teams else s for s in range(fmt.seats)])[leader]
+    unit_of_seat = np.array([fmt.team_of(s) if fmt.teams else s for s in range(fmt.seats)])
+    leader_unit = unit_of_seat[leader]
     leader_win = (winner == leader_unit).astype(np.int64)
     length = col(games, "rounds" if "rounds" in games.column_names else "turns").astype(np.int64)[order]
     events = {e: col(games, e).astype(np.int64)[order] for e in events}
+    halves = {}
+    for c in ("leader_2", "ahead_1"):     # after the first deal: its leader (a seat), the unit ahead
+        if c in games.column_names:
+            x = col(games, c).astype(np.int64)[order]
+            unit = x if c == "ahead_1" else np.where(x >= 0, unit_of_seat[np.maximum(x, 0)], -1)
+            halves[c] = (int((unit >= 0).sum()), int(((unit >= 0) & (unit == winner)).sum()))
     sg = col(seats, "game").astype(np.int64)
     base = int(col(games, "game").min())
     unit_of = np.array([fmt.team_of(s) if fmt.teams else s for s in range(fmt.seats)])
@@ -249,7 +256,7 @@ def _game_metrics(games, seats, fmt, cats, unit_seats, misere, events):
         cat[name] = np.bincount((sg - base) * u + su, weights=col(seats, c).astype(np.float64) * per,
                                 minlength=n * u).reshape(n, u)
     return {"game": col(games, "game").astype(np.int64)[order], "score": score, "win": win, "margin": margin,
-            "leader_win": leader_win, "length": length, "events": events, "cats": cat,
+            "leader_win": leader_win, "length": length, "events": events, "cats": cat, "halves": halves,
             "tie": (winner < 0).astype(np.int64)}
 
 
@@ -276,6 +283,7 @@ def summarize(out):
     game_cols = pq.read_schema(shards[0]).names
     seat_cols = pq.read_schema(Path(folders[0][1]) / storage.SEATS / shards[0].name).names
     events = [e for e in EVENTS if e in game_cols]
+    halves = [c for c in ("leader_2", "ahead_1") if c in game_cols and not fmt.matches]
     cats = {c: x for c, x in cats.items() if x[0] in seat_cols}
     pair_names = ("unit 0 win", "unit 0 margin", "leader win", "length") + tuple(f"{e} per game" for e in events)
     pairs = {(i, j): {name: _Paired() for name in pair_names} for i in range(nv) for j in range(i + 1, nv)}
@@ -283,7 +291,7 @@ def summarize(out):
         metrics = []
         for _, f in folders:
             games = pq.read_table(Path(f) / storage.GAMES / part.name,
-                                  columns=sorted({"game", "winner", "leader", "turns", *events,
+                                  columns=sorted({"game", "winner", "leader", "turns", *events, *halves,
                                                   *[c for c in game_cols if c.startswith("score_") or
                                                     c == "rounds"]}))
             seats = pq.read_table(Path(f) / storage.SEATS / part.name,
@@ -309,6 +317,10 @@ def summarize(out):
                 a["events"][e] = a["events"].get(e, 0) + int(x.sum())
             for c, x in m["cats"].items():
                 a["cats"][c] = a["cats"].get(c, np.zeros(u)) + x.sum(axis=0)
+            for c, (n_, w_) in m["halves"].items():
+                h = a.setdefault("halves", {}).setdefault(c, [0, 0])
+                h[0] += n_
+                h[1] += w_
         for (i, j), ps in pairs.items():
             mi, mj = metrics[i], metrics[j]
             ps["unit 0 win"].add(mj["win"][:, 0].astype(np.int64) - mi["win"][:, 0])
@@ -331,6 +343,9 @@ def summarize(out):
                        "margin_ci95": _mean_ci(a["margin"][k], a["margin2"][k], n)} for k in range(u)],
             "margins": {int(k): int(v) for k, v in sorted(a["hist"].items())},
             "leader_win_rate": a["leader"] / n, "leader_ci95": wilson(a["leader"], n),
+            "after_first_deal": {c: {"games": h[0], "win_rate": h[1] / h[0] if h[0] else float("nan"),
+                                     "ci95": wilson(h[1], h[0])}
+                                 for c, h in a.get("halves", {}).items()},
             "length": {"unit": "rounds" if fmt.matches else "turns", "mean": a["length"] / n,
                        "ci95": (a["length"] / n - Z95 * sd_len / math.sqrt(n), a["length"] / n + Z95 * sd_len /
                                 math.sqrt(n))},
@@ -377,6 +392,15 @@ def format_summary(s):
         cells = " ".join(f"{u['win_rate']:.4f} [{u['ci95'][0]:.3f},{u['ci95'][1]:.3f}]".rjust(22) for u in v["units"])
         lines.append(f"{v['label']:<{w}} {cells} {v['units'][0]['mean_margin']:>+16.3f} "
                      f"{v['leader_win_rate']:>12.4f} {v['length']['mean']:>7.2f}")
+    if s["variants"][0]["after_first_deal"]:
+        lines += ["", f"after the first deal: how often the {kind} ahead then (on the points its piles would "
+                  "score), and the second deal's leader, win", f"{'variant':<{w}} {'ahead wins':>26} "
+                  f"{'second leader wins':>26}"]
+        for v in s["variants"]:
+            h = v["after_first_deal"]
+            lines.append(f"{v['label']:<{w}} " + " ".join(
+                (f"{h[c]['win_rate']:.4f} [{h[c]['ci95'][0]:.3f},{h[c]['ci95'][1]:.3f}]" if c in h else "-")
+                .rjust(26) for c in ("ahead_1", "leader_2")))
     cats = list(s["variants"][0]["points"])
     lines += ["", f"points by category: share of all points (Kasino: of their magnitudes), and {kind} 0's share "
                   "of the category"]

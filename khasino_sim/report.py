@@ -143,6 +143,8 @@ def write_study(s, report):
             row.update({f"{kind}{k}_win_rate": u["win_rate"], f"{kind}{k}_low": u["ci95"][0],
                         f"{kind}{k}_high": u["ci95"][1], f"{kind}{k}_mean_score": u["mean_score"],
                         f"{kind}{k}_mean_margin": u["mean_margin"]})
+        for c, h in v.get("after_first_deal", {}).items():      # games of two deals: ahead_1, leader_2
+            row.update({f"{c}_win_rate": h["win_rate"], f"{c}_low": h["ci95"][0], f"{c}_high": h["ci95"][1]})
         row.update({f"{e}_per_game": x_ for e, x_ in v["events_per_game"].items()})
         row.update({f"share_{c}": p["share"] for c, p in v["points"].items()})
         row.update({f"{kind}0_share_{c}": p["unit_shares"][0] for c, p in v["points"].items()})
@@ -161,8 +163,13 @@ def write_study(s, report):
           f"Variants: {', '.join(labels)}. Every variant plays the same deals (game i from the same seed, the same "
           "bots in the same seats), so differences are paired game by game.", "",
           "## Win rate per " + kind, "", "![win rate per seat](seat_advantage.png)", "",
-          _md_table(variants[["variant", "games"] + [c for c in variants.columns if c.endswith("_win_rate")
-                                                     or c.endswith("_low") or c.endswith("_high")]]), "",
+          _md_table(variants[["variant", "games"] + [c for c in variants.columns if c.startswith(kind) and (
+              c.endswith("_win_rate") or c.endswith("_low") or c.endswith("_high"))] + ["leader_win_rate"]]), "",
+          *([f"After the first deal: how often the {kind} ahead then wins (`ahead_1`: on the points its pile "
+             "would score then) and how often the second deal's leader wins (`leader_2`).", "",
+             _md_table(variants[["variant"] + [c for c in variants.columns if c.startswith("ahead_1_")
+                                               or c.startswith("leader_2_")]]), ""]
+            if "ahead_1_win_rate" in variants.columns else []),
           "## Margins", "", "![margins](margins.png)", "",
           _md_table(variants[["variant"] + [c for c in variants.columns if c.endswith("_mean_margin")
                                             or c.endswith("_mean_score")]]), "",

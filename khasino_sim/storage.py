@@ -87,6 +87,8 @@ def shard_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
         pa.array(win_code, type=pa.int8(), mask=win_code < 0), pa.array(list(bot_names), pa.string()))
     series = int(meta.get("series", 1))
     cols["leader"] = pa.array(rows[:, L.G_LEADER].astype(np.int8))
+    cols["leader_2"] = pa.array(rows[:, L.G_LEADER2].astype(np.int8))
+    cols["ahead_1"] = pa.array(rows[:, L.G_AHEAD1].astype(np.int8))
     cols["series"] = pa.array((game // series).astype(np.uint32) if start + n < 2**32 else game // series)
     cols["match"] = pa.array((game % series).astype(np.uint16))
     cols["turns"] = pa.array(rows[:, L.G_TURNS].astype(np.uint8))

@@ -88,6 +88,11 @@ def test_statistics_match_pandas(study):
         assert v["margins"] == {int(k): int(c) for k, c in zip(*np.unique(margin0, return_counts=True))}
         assert v["leader_win_rate"] == pytest.approx((g["winner"] == g["leader"]).mean())
         assert v["events_per_game"]["captures"] == pytest.approx(g["captures"].astype(int).mean())
+        ahead = g[g["ahead_1"] >= 0]
+        assert v["after_first_deal"]["ahead_1"]["games"] == len(ahead)
+        half = v["after_first_deal"]
+        assert half["ahead_1"]["win_rate"] == pytest.approx((ahead["winner"] == ahead["ahead_1"]).mean())
+        assert half["leader_2"]["win_rate"] == pytest.approx((g["winner"] == g["leader_2"]).mean())
         sv = seats[seats["variant"] == v["label"]]
         pts = {"most cards": sv["most_cards"].sum(), "most spades": sv["most_spades"].sum(),
                "aces": sv["aces"].sum(), "2S": sv["two_spades"].sum(), "10D": 2 * sv["ten_diamonds"].sum()}

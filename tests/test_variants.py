@@ -10,7 +10,7 @@ from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.game import play_game, cards_accounted
 from khasino_sim.kernels.movegen import new_workspace
 from khasino_sim.kernels.search import decide, NO_DECISION
-from khasino_sim.kernels.state import init_state, shuffle_deck, apply_move, advance
+from khasino_sim.kernels.state import init_state, shuffle_deck, apply_move, advance, ahead_now
 
 BOTS = np.array([L.BOT_GREEDY, L.BOT_RANDOM], dtype=np.int64)
 
@@ -147,3 +147,52 @@ def test_N1_alt_deal_option_is_the_2p_alt_format():
     assert np.array_equal(a, b) and not np.array_equal(a, c) and a[:, L.G_BAD].sum() == 0
     with pytest.raises(ValueError, match="alt_deal is the 2-player first deal"):
         with_options(get_format("kasino-4p"), {"alt_deal": "true"})
+
+
+def _provisional(st, fmt):
+    """Python's reading of G_AHEAD1: each seat's K13 points if the game ended now (1v1: no teams)."""
+    rules = fmt.rules_array()
+    piles = [[int(st[L.S_PILE + s * L.MAX_PILE + i]) for i in range(int(st[L.S_PLEN + s]))] for s in range(2)]
+    pts = [sum(int(rules[L.R_CARD_POINTS + c]) for c in p) for p in piles]
+    spade = [engine.parse_card(f"{r}S") for r in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10")]
+    for count, award in ((lambda p: len(p), fmt.most_cards), (lambda p: sum(c in spade for c in p), fmt.most_spades)):
+        a, b = count(piles[0]), count(piles[1])
+        if a != b:
+            pts[0 if a > b else 1] += award
+        elif fmt.split_ties:
+            pts[0] += award // 2
+            pts[1] += award // 2
+    return -1 if pts[0] == pts[1] else int(pts[1] > pts[0])
+
+
+@pytest.mark.parametrize("fmt", ["khasino", "durban"])
+def test_after_the_first_deal_statistics(fmt):
+    """G_LEADER2 is the second deal's leader and G_AHEAD1 the seat ahead when the first deal ends (the points
+    its pile would score then), as a step-by-step walk of the same game reads them."""
+    f = get_format(fmt)
+    for options in ({}, {"next_deal_leader": 1}):
+        g = with_options(f, options)
+        rules = g.rules_array()
+        for seed in range(6):
+            st = np.zeros(L.STATE_SIZE, dtype=np.int64)
+            stream = np.zeros(1, dtype=np.uint64)
+            deck = np.zeros(104, dtype=np.int64)
+            shuffle_deck(deck, rules[L.R_DECK], np.uint64(seed), stream)
+            init_state(st, rules, deck)
+            st[L.S_TO_MOVE] = 0
+            from khasino_sim.kernels.rng import bot_stream_seed
+            stream[0] = bot_stream_seed(np.uint64(seed))
+            ws = new_workspace()
+            seen = None
+            while not st[L.S_OVER]:
+                p = int(st[L.S_TO_MOVE])
+                deal = int(st[L.S_DEAL])
+                decide(BOTS[p], st, rules, np.int64(p), ws, stream, np.int64(NO_DECISION), np.int64(-1))
+                apply_move(st, rules, np.int64(p), ws, np.int64(L.WS_BEST))
+                advance(st, rules, np.int64(p))
+                if deal == 1 and st[L.S_DEAL] == 2:
+                    seen = (int(st[L.S_TO_MOVE]), _provisional(st, g))
+                    assert ahead_now(st, rules) == seen[1]
+            _, row, _ = _final(rules, seed)
+            assert (int(row[L.G_LEADER2]), int(row[L.G_AHEAD1])) == seen
+            assert seen[0] == (1 if options else 0)
