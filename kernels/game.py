@@ -22,7 +22,7 @@ from .bits import TEN_DIAMONDS, TWO_SPADES
 from .rng import bot_stream_seed, fmix, zterm, GOLDEN
 from .state import (
     shuffle_deck, init_state, apply_move, apply_stay, stay_partner, trail_fallback, advance, score, series_leader,
-    pile_mask, first_of_team, ahead_now,
+    pile_mask, first_of_team,
 )
 
 _KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
@@ -124,9 +124,9 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
                 apply_move(st, rules, p, ws, r)
         deal = st[S_DEAL]
         advance(st, rules, p)
-        if deal == 1 and st[S_DEAL] == 2:       # the first deal is over: who is ahead, who leads the next
-            stats[G_LEADER2] = st[S_TO_MOVE]
-            stats[G_AHEAD1] = ahead_now(st, rules)
+        if deal == 1 and st[S_DEAL] == 2:       # the first deal is over: who leads the next, who is ahead (the
+            stats[G_LEADER2] = st[S_TO_MOVE]    # piles scored as if the game ended now; the game's end scores
+            stats[G_AHEAD1] = score(st, rules, stats)   # every field this writes again)
         turns += 1
         if check and not cards_accounted(st, rules):
             stats[G_BAD] += 1

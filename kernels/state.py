@@ -435,65 +435,6 @@ def score(st, rules, out):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def ahead_now(st, rules):
-    """The team (the seat without teams) whose piles would score the most K13 points if the game ended now
-    (card points, most cards and most spades as `score` counts them, no end sweep); -1 on a tie. Read when the
-    first deal ends (G_AHEAD1)."""
-    nseats = rules[R_SEATS]
-    best_cards = -1
-    best_spades = -1
-    n_cards = 0
-    n_spades = 0
-    for s in range(nseats):               # the majorities, team by team (K15: teammates pool their piles)
-        if not first_of_team(rules, s):
-            continue
-        tc = 0
-        ts = 0
-        for u in range(nseats):
-            if rules[R_TEAM + u] == rules[R_TEAM + s]:
-                m = pile_mask(st, u)
-                tc += popcount(m)
-                ts += popcount(m & SPADES)
-        if tc > best_cards:
-            best_cards = tc
-            n_cards = 0
-        if tc == best_cards:
-            n_cards += 1
-        if ts > best_spades:
-            best_spades = ts
-            n_spades = 0
-        if ts == best_spades:
-            n_spades += 1
-    best = -1
-    ahead = -1
-    for s in range(nseats):
-        if not first_of_team(rules, s):
-            continue
-        pts = 0
-        tc = 0
-        ts = 0
-        for u in range(nseats):
-            if rules[R_TEAM + u] == rules[R_TEAM + s]:
-                m = pile_mask(st, u)
-                tc += popcount(m)
-                ts += popcount(m & SPADES)
-                while m:
-                    b = m & -m
-                    m ^= b
-                    pts += rules[R_CARD_POINTS + lowbit_index(b)]
-        if tc == best_cards and (n_cards == 1 or rules[R_SPLIT_TIES]):
-            pts += rules[R_MOST_CARDS] // n_cards
-        if ts == best_spades and (n_spades == 1 or rules[R_SPLIT_TIES]):
-            pts += rules[R_MOST_SPADES] // n_spades
-        if pts > best:
-            best = pts
-            ahead = rules[R_TEAM + s]
-        elif pts == best:
-            ahead = -1
-    return ahead
-
-
-@njit(cache=True, nogil=True, _nrt=False)
 def series_leader(rules, row):
     """P10: the leader of a series' next match, from the statistics row of the previous one: the seat with
     the fewest points; among tied seats the one after the previous winner in turn order, else the

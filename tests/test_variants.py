@@ -10,7 +10,8 @@ from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.game import play_game, cards_accounted
 from khasino_sim.kernels.movegen import new_workspace
 from khasino_sim.kernels.search import decide, NO_DECISION
-from khasino_sim.kernels.state import init_state, shuffle_deck, apply_move, advance, ahead_now
+from khasino_sim.kernels.rng import bot_stream_seed
+from khasino_sim.kernels.state import init_state, shuffle_deck, apply_move, advance, score
 
 BOTS = np.array([L.BOT_GREEDY, L.BOT_RANDOM], dtype=np.int64)
 
@@ -54,28 +55,33 @@ def test_K12_variant_nobody_takes_the_last_cards():
     assert left > 60          # most games end with cards on the table
 
 
-def _deal_leaders(rules, seed):
-    """The seat to move at the start of each deal, and the last capturer just before it, in a game played
-    move by move through the compiled pieces."""
+def _first_deal_end(rules, seed):
+    """Play game `seed` move by move through the compiled pieces, exactly as play_game does (greedy in seat 0,
+    random in seat 1); returns the state when the first deal ends (a copy) and the last capturer just before."""
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     deck = np.zeros(104, dtype=np.int64)
     stream = np.zeros(1, dtype=np.uint64)
     shuffle_deck(deck, rules[L.R_DECK], np.uint64(seed), stream)
     init_state(st, rules, deck)
     st[L.S_TO_MOVE] = 0
+    stream[0] = bot_stream_seed(np.uint64(seed))
     ws = new_workspace()
-    out = [(int(st[L.S_TO_MOVE]), -1)]
     while not st[L.S_OVER]:
         p = int(st[L.S_TO_MOVE])
         deal = int(st[L.S_DEAL])
-        last = int(st[L.S_LAST_CAP])
-        decide(BOTS[p % 2], st, rules, np.int64(p), ws, stream, np.int64(NO_DECISION), np.int64(-1))
+        decide(BOTS[p], st, rules, np.int64(p), ws, stream, np.int64(NO_DECISION), np.int64(-1))
         apply_move(st, rules, np.int64(p), ws, np.int64(L.WS_BEST))
         last = int(st[L.S_LAST_CAP])
         advance(st, rules, np.int64(p))
-        if st[L.S_DEAL] != deal:
-            out.append((int(st[L.S_TO_MOVE]), last))
-    return out
+        if deal == 1 and st[L.S_DEAL] == 2:
+            return st.copy(), last
+    raise AssertionError("a game of one deal")
+
+
+def _deal_leaders(rules, seed):
+    """The seat to move at the start of each deal, and the last capturer just before it."""
+    st, last = _first_deal_end(rules, seed)
+    return [(0, -1), (int(st[L.S_TO_MOVE]), last)]
 
 
 @pytest.mark.parametrize("fmt", ["khasino", "durban"])
@@ -168,31 +174,15 @@ def _provisional(st, fmt):
 @pytest.mark.parametrize("fmt", ["khasino", "durban"])
 def test_after_the_first_deal_statistics(fmt):
     """G_LEADER2 is the second deal's leader and G_AHEAD1 the seat ahead when the first deal ends (the points
-    its pile would score then), as a step-by-step walk of the same game reads them."""
+    its pile would score then), as a move-by-move walk of the same game reads them."""
     f = get_format(fmt)
     for options in ({}, {"next_deal_leader": 1}):
         g = with_options(f, options)
         rules = g.rules_array()
         for seed in range(6):
-            st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-            stream = np.zeros(1, dtype=np.uint64)
-            deck = np.zeros(104, dtype=np.int64)
-            shuffle_deck(deck, rules[L.R_DECK], np.uint64(seed), stream)
-            init_state(st, rules, deck)
-            st[L.S_TO_MOVE] = 0
-            from khasino_sim.kernels.rng import bot_stream_seed
-            stream[0] = bot_stream_seed(np.uint64(seed))
-            ws = new_workspace()
-            seen = None
-            while not st[L.S_OVER]:
-                p = int(st[L.S_TO_MOVE])
-                deal = int(st[L.S_DEAL])
-                decide(BOTS[p], st, rules, np.int64(p), ws, stream, np.int64(NO_DECISION), np.int64(-1))
-                apply_move(st, rules, np.int64(p), ws, np.int64(L.WS_BEST))
-                advance(st, rules, np.int64(p))
-                if deal == 1 and st[L.S_DEAL] == 2:
-                    seen = (int(st[L.S_TO_MOVE]), _provisional(st, g))
-                    assert ahead_now(st, rules) == seen[1]
+            st, _ = _first_deal_end(rules, seed)
+            ahead = _provisional(st, g)
+            assert score(st, rules, np.zeros(L.STATS_SIZE, dtype=np.int64)) == ahead
             _, row, _ = _final(rules, seed)
-            assert (int(row[L.G_LEADER2]), int(row[L.G_AHEAD1])) == seen
-            assert seen[0] == (1 if options else 0)
+            assert (int(row[L.G_LEADER2]), int(row[L.G_AHEAD1])) == (int(st[L.S_TO_MOVE]), ahead)
+            assert row[L.G_LEADER2] == (1 if options else 0)
