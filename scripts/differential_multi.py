@@ -1,10 +1,10 @@
-"""The full differential and invariant counts of multiplayer Khasino (K16 three players, K15 four in teams),
-beyond the default suite's sample.
+"""The full differential and invariant counts of Khasino (1v1 `khasino` and `durban`, K16 three players, K15 four
+in teams), beyond the default suite's sample.
 
 Compares the compiled core with the reference engine on N positions per format (distinct successor states and
 keys; default 20,000; in 4p decisions included) and on whole games for every bot pairing, then checks the core's
-invariants over many random games per format and pairing (every card accounted for, 7 points in 3p, 11 between
-the teams in 4p, never a position without a legal move).
+invariants over many random games per format and pairing (every card accounted for, 11 points in 1v1, 7 in 3p,
+11 between the teams in 4p, never a position without a legal move).
 Run: python scripts/differential_multi.py [--formats khasino-3p,...] [--positions 20000] [--games 60]
      [--invariant-games 10000]
 """
@@ -18,9 +18,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_differential import THREE, FOUR_PAIRINGS, walk, canon  # noqa: E402
 from khasino_sim import engine, reference as ref  # noqa: E402
+from khasino_sim.formats import get_format  # noqa: E402
 from khasino_sim.kernels import layout as L  # noqa: E402
 
-PAIRINGS = {3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")], 4: FOUR_PAIRINGS}
+PAIRINGS = {2: [("random",) * 2, ("greedy",) * 2, ("greedy", "random")],
+            3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")], 4: FOUR_PAIRINGS}
 
 
 def main():
@@ -31,7 +33,7 @@ def main():
     ap.add_argument("--formats", default=",".join(THREE + ["khasino-4p"]))
     args = ap.parse_args()
     for fmt in args.formats.split(","):
-        seats = 4 if fmt == "khasino-4p" else 3
+        seats = get_format(fmt).seats
         t = time.time()
         n = walk(fmt, args.positions, 100_000)
         print(f"{fmt}: {n:,} positions, same successors and keys as the reference ({time.time() - t:.0f} s)")
@@ -48,8 +50,8 @@ def main():
             rows = engine.play_games(fmt, np.arange(n, dtype=np.uint64) + 7_000_000, np.array([bots] * n),
                                      check=True)
             field = lambda s, f: rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + f]     # noqa: E731
-            # the points handed out: 7 among the three seats (P9), 11 between the two teams (K13)
-            points = sum(field(s, L.SEAT_TEAM_SCORE) for s in range(seats) if seats == 3 or s in (0, 2))
+            # the points handed out: 11 between two seats or two teams (K13), 7 among three seats (P9)
+            points = sum(field(s, L.SEAT_TEAM_SCORE) for s in range(seats) if seats < 4 or s in (0, 2))
             total = 7 if seats == 3 else 11
             cards = sum(field(s, L.SEAT_CARDS) for s in range(seats))
             bad = int((rows[:, L.G_BAD] != 0).sum())

@@ -175,14 +175,12 @@ def test_cli_balance_and_report(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "paired differences" in r.stdout and "sweeps=true" in r.stdout
     assert (tmp_path / "rep" / "report.md").exists()
-    # the same command again: the study is complete, nothing is replayed; another study there is refused
-    r = subprocess.run([sys.executable, "-m", "khasino_sim", "balance", "--format", "cassino", "--vary",
-                        "sweeps=true,false", "--bots", "greedy,random", "--games", "200", "--out", str(out),
-                        "--quiet"], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([sys.executable, "-m", "khasino_sim", "balance", "--format", "cassino", "--vary",
-                        "ace_14=true,false", "--games", "200", "--out", str(out)], capture_output=True, text=True)
-    assert r.returncode == 2 and "holds another study" in r.stderr
+    # the same study again: complete, nothing is replayed; another study in its folder is refused
+    before = (out / "variants" / "v0" / "games" / "part-000000.parquet").stat().st_mtime_ns
+    balance.run("cassino", ["sweeps=true,false"], ("greedy", "random"), 200, out=out)
+    assert (out / "variants" / "v0" / "games" / "part-000000.parquet").stat().st_mtime_ns == before
+    with pytest.raises(balance.BalanceError, match="holds another study"):
+        balance.run("cassino", ["ace_14=true,false"], ("greedy", "random"), 200, out=out)
     # khasino report on a simulate run
     run = tmp_path / "run"
     subprocess.run([sys.executable, "-m", "khasino_sim", "simulate", "--games", "300", "--out", str(run),

@@ -11,7 +11,8 @@ from khasino_sim import reference as ref
 from khasino_sim.formats import get_format
 
 FORMATS = ["khasino", "durban"]
-POSITIONS_1V1 = 10_400          # per format (260 games of 40 positions), 20,800 in all
+POSITIONS_1V1 = 2_600           # per format in the default suite (65 games of 40 positions);
+                                # scripts/differential_multi.py --formats khasino,durban runs 10,400 each
 
 
 def canon(state):
