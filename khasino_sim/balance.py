@@ -25,6 +25,7 @@ import pyarrow.parquet as pq
 
 from . import storage
 from .formats import get_format, options_of, with_options
+from .kernels import layout as L
 from .kernels.bits import parse_card
 from .stats import Z95, wilson
 
@@ -169,17 +170,12 @@ def categories(fmt):
         return {"card points": ("card_points", 1), "last capture": ("last_points", 1),
                 "tabbe plus": ("tabbe_plus", 1), "tabbe minus": ("tabbe_minus", 1)}
     rules = fmt.rules_array()
-    pts = {c: int(rules[_r_card_points() + parse_card(c)]) for c in ("AS", "2S", "10D")}
+    pts = {c: int(rules[L.R_CARD_POINTS + parse_card(c)]) for c in ("AS", "2S", "10D")}
     out = {"most cards": ("most_cards", 1), "most spades": ("most_spades", 1), "aces": ("aces", pts["AS"]),
            "2S": ("two_spades", pts["2S"]), "10D": ("ten_diamonds", pts["10D"])}
     if fmt.family == "cassino":
         out["sweeps"] = ("sweeps", 1)
     return out
-
-
-def _r_card_points():
-    from .kernels import layout as L
-    return L.R_CARD_POINTS
 
 
 EVENTS = ("captures", "builds", "builds_captured", "tabbes", "sweeps", "stays")
@@ -206,11 +202,9 @@ class _Paired:
 def paired_result(n, s, s2, pos, neg):
     """The mean paired difference with its 95% normal interval, and the exact two-sided sign test's p."""
     from scipy.stats import binomtest
-    mean = s / n if n else float("nan")
-    var = (s2 - n * mean * mean) / (n - 1) if n > 1 else 0.0
-    half = Z95 * math.sqrt(max(var, 0.0) / n) if n else float("nan")
     p = binomtest(pos, pos + neg, 0.5).pvalue if pos + neg else 1.0
-    return {"n": n, "mean": mean, "ci95": (mean - half, mean + half), "positive": pos, "negative": neg,
+    return {"n": n, "mean": s / n if n else float("nan"), "ci95": _mean_ci(s, s2, n), "positive": pos,
+            "negative": neg,
             "p": float(p), "significant": bool(p < 0.05)}
 
 
@@ -276,7 +270,7 @@ def summarize(out):
     nv = len(folders)
     acc = [{"n": 0, "wins": np.zeros(u, np.int64), "ties": 0, "score": np.zeros(u), "margin": np.zeros(u),
             "margin2": np.zeros(u), "hist": {}, "leader": 0, "length": 0.0, "length2": 0.0,
-            "events": {}, "cats": {}} for _ in range(nv)]
+            "events": {}, "cats": {}, "halves": {}} for _ in range(nv)]
     shards = sorted(Path(folders[0][1], storage.GAMES).glob("part-*.parquet"))
     if not shards:
         raise BalanceError(f"{folders[0][1]} holds no games")
@@ -318,7 +312,7 @@ def summarize(out):
             for c, x in m["cats"].items():
                 a["cats"][c] = a["cats"].get(c, np.zeros(u)) + x.sum(axis=0)
             for c, (n_, w_) in m["halves"].items():
-                h = a.setdefault("halves", {}).setdefault(c, [0, 0])
+                h = a["halves"].setdefault(c, [0, 0])
                 h[0] += n_
                 h[1] += w_
         for (i, j), ps in pairs.items():
@@ -334,7 +328,6 @@ def summarize(out):
     for (lab, _), a, entry in zip(folders, acc, manifest["variants"]):
         n = a["n"]
         total_pts = float(sum(abs(x.sum()) for x in a["cats"].values()))     # Kasino's tabbe minus is < 0
-        sd_len = math.sqrt(max(a["length2"] / n - (a["length"] / n) ** 2, 0.0)) if n else float("nan")
         variants.append({
             "label": lab, "options": entry["options"], "games": n, "ties": a["ties"],
             "units": [{"unit": k, "seat": unit_seats[k], "win_rate": a["wins"][k] / n,
@@ -345,10 +338,9 @@ def summarize(out):
             "leader_win_rate": a["leader"] / n, "leader_ci95": wilson(a["leader"], n),
             "after_first_deal": {c: {"games": h[0], "win_rate": h[1] / h[0] if h[0] else float("nan"),
                                      "ci95": wilson(h[1], h[0])}
-                                 for c, h in a.get("halves", {}).items()},
+                                 for c, h in a["halves"].items()},
             "length": {"unit": "rounds" if fmt.matches else "turns", "mean": a["length"] / n,
-                       "ci95": (a["length"] / n - Z95 * sd_len / math.sqrt(n), a["length"] / n + Z95 * sd_len /
-                                math.sqrt(n))},
+                       "ci95": _mean_ci(a["length"], a["length2"], n)},
             "events_per_game": {e: v / n for e, v in a["events"].items() if e in live},
             "points": {c: {"per_game": v.sum() / n,
                            "share": abs(v.sum()) / total_pts if total_pts else float("nan"),
@@ -369,6 +361,9 @@ def summarize(out):
 
 
 def _mean_ci(s, s2, n):
+    """The 95% normal interval of a mean from the running sums of n values and of their squares."""
+    if n == 0:
+        return (float("nan"), float("nan"))
     mean = s / n
     var = (s2 - n * mean * mean) / (n - 1) if n > 1 else 0.0
     half = Z95 * math.sqrt(max(var, 0.0) / n)
