@@ -429,7 +429,7 @@ def prepare_items(st, rules, p, ws, held, top_held):
             # 1v1: one opponent, so loose cards and the played card are the only partners
             depth = ws[C_KMAX + s] if nseats > 2 else usable_depth(st, s, nloose + 1, held4)
             if depth == 0 and top4:         # a move of one group uses at most each pile's top card
-                depth = min(1, usable_depth(st, s, 1, top4))
+                depth = 1 if usable_depth(st, s, 1, top4) > 0 else 0
             ws[C_OPP + nopp] = s
             ws[C_PLEN + nopp] = plen
             pm = 0

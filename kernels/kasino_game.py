@@ -102,15 +102,24 @@ def _play_kasino_matches(rules, seeds, bots, rows, check, ws, nrounds, first):
     for g in range(first, seeds.shape[0]):
         if k + nrounds > rows.shape[0]:
             return g, k
-        for rnd in range(1, nrounds + 1):
-            row = rows[k]
-            play_kasino_round(rules, round_seed(seeds[g], rnd), rnd, bots[g], st, deck, ws, row,
-                              rows[k - 1] if rnd > 1 else zero, check, stream, trace, nrounds)
-            row[G_SEED] = np.int64(np.uint64(seeds[g]))
-            row[G_MATCH] = g
-            row[G_MATCH_WINNER] = match_winner(rules, row) if rnd == nrounds else -1
-            k += 1
+        play_kasino_match(rules, seeds[g], g, bots[g], rows, k, zero, st, deck, ws, stream, check, trace, nrounds)
+        k += nrounds
     return seeds.shape[0], k
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play_kasino_match(rules, seed, g, bots, rows, k, zero, st, deck, ws, stream, check, trace, nrounds):
+    """Match g (its seed `seed`) of `nrounds` rounds (N7) into rows[k .. k+nrounds-1]: round r dealt from
+    `round_seed(seed, r)`, the totals before round 1 from `zero` (a row of zeros), the match's winner on its last
+    round's row (G_MATCH_WINNER; -1 on the others)."""
+    for rnd in range(1, nrounds + 1):
+        row = rows[k]
+        play_kasino_round(rules, round_seed(seed, rnd), rnd, bots, st, deck, ws, row,
+                          rows[k - 1] if rnd > 1 else zero, check, stream, trace, nrounds)
+        row[G_SEED] = np.int64(np.uint64(seed))
+        row[G_MATCH] = g
+        row[G_MATCH_WINNER] = match_winner(rules, row) if rnd == nrounds else -1
+        k += 1
 
 
 def play_kasino_matches(rules, seeds, bots, check=False, ws=None, nrounds=None):

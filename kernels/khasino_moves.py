@@ -325,8 +325,8 @@ def heuristic_context(st, rules, p, ws):
             ours_c += n
             ours_s += sp
         else:
-            theirs_c = max(theirs_c, n)
-            theirs_s = max(theirs_s, sp)
+            theirs_c = n if n > theirs_c else theirs_c   # (no max(): CUDA)
+            theirs_s = sp if sp > theirs_s else theirs_s
             held += popcount(st[S_HANDS + 2 * s])
     deck = rules[R_DECK]
     cards_open = ours_c * 2 <= deck and theirs_c * 2 <= deck
@@ -650,8 +650,8 @@ def gen_hand(st, rules, p, ws, captures, others):
         if can_build:
             todo |= held & ~built & (((ne & bl) << cv) | bl)
         todo |= ws[C_PARTNER_BUILDS] & (ne << cv)     # P12: a partner's build, loaded without holding v
-        if rules[R_TEAMS]:
-            # P14: rebuild a value the partner promised, whose build an opponent captured, for the partner (he
+        if rules[R_TEAMS] and (rules[R_MAX_BUILDS] == 0 or popcount(ws[C_PARTNER_BUILDS]) < rules[R_MAX_BUILDS]):
+            # P14 (K5/P6: not past the partner's build limit, `max_builds_owned`): rebuild a value the partner promised, whose build an opponent captured, for the partner (he
             # holds its card, P13); the mover need not hold one; a K5 build otherwise. Marked at bit 16 + v,
             # so one loop (one inlined copy of gen_groups_onto) makes both
             rebuild = st[S_PROMISES + rules[R_PARTNER + p]] & ~built & (ne << cv) & (((ne & bl) << cv) | bl)

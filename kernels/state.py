@@ -9,7 +9,7 @@ from .layout import (
     S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
     MAX_GROUPS, MAX_PILE, MAX_VALUE,
     R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
-    R_TABLE_TO_LAST, R_DEAL_LEADER,
+    R_TABLE_TO_LAST, R_DEAL_LEADER, R_MAX_BUILDS,
     R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISED, S_PROMISES, M_OWNER,
     R_LOAD_OWNS, R_SWEEPS, S_DEALER, S_ROUND, S_SWEEPS, SEAT_SWEEPS,
     KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
@@ -128,6 +128,12 @@ def stay_partner(st, rules, p, kind, target):
         return -1
     q = rules[R_PARTNER + p]
     if q >= 0 and st[S_HANDS + 2 * q] & (15 << (4 * (target - 1))):
+        if rules[R_MAX_BUILDS] > 0 and st[S_BOWNER + target] != q:     # K5/P6: not past his build limit
+            n = 0
+            for v in range(1, rules[R_MAX_BUILD_VALUE] + 1):
+                n += st[S_BOWNER + v] == q
+            if n >= rules[R_MAX_BUILDS]:
+                return -1
         return q
     return -1
 
@@ -442,7 +448,8 @@ def series_leader(rules, row):
     nseats = rules[R_SEATS]
     low = 1 << 30
     for s in range(nseats):
-        low = min(low, row[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE])
+        x = row[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE]
+        low = x if x < low else low         # (no min(): the CUDA target does not type it)
     winner = row[G_WINNER]
     if winner >= 0:
         after = rules[R_NEXT + winner]

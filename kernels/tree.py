@@ -5,6 +5,8 @@ Nodes are created one per iteration at most, so a search of n iterations holds a
 area is sized for that (`search_words`), never guessed. A node's statistics are from the point of view of the
 seat whose decision led to it (N_SEAT): visits, the sum of that seat's rewards (thousandths), and its
 availability (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012: how many iterations offered it)."""
+import math
+
 import numpy as np
 from numba import njit
 
@@ -122,7 +124,7 @@ def tree_offer(ws, key):
         if ws[C_TSEL] == SEL_LEAST:
             score = -v
         else:
-            u = ws[o + N_WSUM] / (1000.0 * v) + ws[C_TC] / 100.0 * np.sqrt(np.log(ws[o + N_AVAIL]) / v)
+            u = ws[o + N_WSUM] / (1000.0 * v) + ws[C_TC] / 100.0 * math.sqrt(math.log(ws[o + N_AVAIL]) / v)
             score = np.int64(u * 4294967296.0)
     if ws[C_FOUND] == 0:
         better = True

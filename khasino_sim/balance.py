@@ -93,9 +93,10 @@ def label(variant):
 # ---- running a study -----------------------------------------------------------------------------------------
 
 def run(format, vary, bots, games, seed=0, out="results/balance", options=None, workers=None, shard_size=50_000,
-        dask=None, resume=False, force=False, quiet=True, command="", log=None):
+        dask=None, resume=False, force=False, quiet=True, command="", log=None, backend="cpu"):
     """Play every variant of the grid (`vary` as parse_vary returns it, or its texts) and write the study
-    folder. Returns the folder. BalanceError (or runs.SimulationError) on bad input."""
+    folder (`backend` "cuda": every variant on this machine's GPU, the same games). Returns the folder.
+    BalanceError (or runs.SimulationError) on bad input."""
     from . import runs
     options = dict(options or {})
     if vary and isinstance(vary[0], str):
@@ -122,7 +123,7 @@ def run(format, vary, bots, games, seed=0, out="results/balance", options=None, 
             log(f"variant {entry['name']}: {entry['label']}")
         runs.simulate(format=format, games=games, bots=bots, seed=seed, out=out / VARIANTS / entry["name"],
                       workers=workers, shard_size=shard_size, options={**options, **v}, dask=dask,
-                      resume=resume, force=force, quiet=quiet, command=command,
+                      resume=resume, force=force, quiet=quiet, command=command, backend=backend,
                       tags={"variant": entry["label"], **{f"variant_{n}": text(x) for n, x in v.items()}})
     return out
 

@@ -97,19 +97,27 @@ def _cards(cards):
     return " ".join(cards) if cards else "-"
 
 
+def _changed_options(fmt, options):
+    """" (name, name=value, ...)" for the state's options that differ from its format's own; "" if none."""
+    from .state_json import options_json
+    own = options_json(fmt)
+    changed = [k if v is True else f"{k}={str(v).lower()}" for k, v in sorted(options.items()) if own.get(k) != v]
+    return f" ({', '.join(changed)})" if changed else ""
+
+
 def render(state):
     """The position as terminal text."""
     fmt = get_format(state["format"])
     lines = []
-    head = f"{fmt.name} · deal {state['deal']} of {fmt.deals}"
+    name = fmt.name + _changed_options(fmt, state.get("options", {}))
+    head = f"{name} · deal {state['deal']} of {fmt.deals}"
     if fmt.family == "kasino":  # N1-N7
         tabbe = [p + m for p, m in state["tabbe"]]
-        head = (f"{fmt.name} · round {state['round']} of {state['rounds']}, dealt by seat {state['dealer']} · match "
+        head = (f"{name} · round {state['round']} of {state['rounds']}, dealt by seat {state['dealer']} · match "
                 f"totals {state['scores']}" + (f" · tabbe {tabbe}" if any(p or m for p, m in state["tabbe"]) else "")
                 + f" · deal {state['deal']} of {fmt.deals}")
     elif "round" in state:      # Cassino (C7, P20)
-        on = [k for k, v in state.get("options", {}).items() if v]
-        head = (f"{fmt.name}{' (' + ', '.join(on) + ')' if on else ''} · round {state['round']}, dealt by seat "
+        head = (f"{name} · round {state['round']}, dealt by seat "
                 f"{state['dealer']} · match totals {state['scores']}"
                 + (f" · sweeps {state['sweeps']}" if any(state["sweeps"]) else "")
                 + f" · deal {state['deal']} of {fmt.deals}")
@@ -163,6 +171,36 @@ def _bots(spec, fmt):
         per_team = f", {fmt.n_teams} (one per team)" if fmt.teams else ""
         raise InputError(f"give one bot{per_team}, or {seats} (one per seat), not {len(names)}")
     return names
+
+
+def _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block):
+    """`bench --backend cuda` (khasino_sim/gpu_bench.py): one line per cell, the report to --json."""
+    from . import gpu, gpu_bench
+    from .formats import FORMATS
+    from .bench import _names, BenchError
+    try:
+        gpu.require()
+        fmts = _names(fmt_names, list(gpu_bench.DEFAULT_FORMATS), "format", known=sorted(FORMATS))
+        pairs = _names(pairings, list(gpu_bench.DEFAULT_PAIRINGS), "pairing", known=list(gpu_bench.PAIRINGS))
+    except (gpu.BackendError, BenchError) as e:
+        raise InputError(str(e))
+    click.echo("compiling the GPU kernel on first use (minutes)", err=True)
+    report = gpu_bench.run(fmts, pairs, games or gpu_bench.DEFAULT_GAMES, layout, threads_per_block,
+                           progress=click.echo)
+    click.echo(gpu_bench.header(report))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
+        click.echo(f"report     {json_path}")
+
+
+def _check_backend(backend, names, dask=None):
+    """Exit 2 with one line, before anything is written, if `backend` cannot play these bots here."""
+    from .runs import check_backend, SimulationError
+    try:
+        check_backend(backend, names, dask)
+    except SimulationError as e:
+        raise InputError(str(e))
 
 
 def _format(name):
@@ -233,13 +271,15 @@ def _settings(pairs):
 @click.option("--rounds", default=0, type=int, metavar="1",
               help="Cassino, Kasino: --rounds 1 plays single rounds [default: whole matches (Cassino to 21, "
               "Kasino `match_rounds` rounds), one row per match and a rounds table with one row per round].")
+@click.option("--backend", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="cuda: play each shard on this machine's NVIDIA GPU (the same rows as the CPU).")
 @_bot_file_option
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
-             quiet, series, rounds):
+             quiet, series, rounds, backend):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
     (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
-    from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
+    from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up, check_backend
     from .stats import summarize, format_summary
     fmt = _format(fmt_name)
     names = _bot_list(bots)
@@ -249,6 +289,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
                    options=_settings(settings), shard_size=shard_size, series=series, rounds=rounds)
     try:
         validate(spec)
+        check_backend(backend, names, dask)
     except SimulationError as e:
         raise InputError(str(e))
     from .storage import read_manifest
@@ -264,7 +305,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
                    shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
                    resume=resume, force=force, quiet=quiet, command=" ".join(["khasino"] + sys.argv[1:]),
-                   series=series, rounds=rounds)
+                   series=series, rounds=rounds, backend=backend)
     except SimulationError as e:
         raise InputError(str(e))
     except KeyboardInterrupt:
@@ -329,11 +370,21 @@ def options():
 @click.option("--report", "report_path", default=None, metavar="REPORT.json",
               help="Read this saved report instead of running the benchmark (then the workload options and "
               "--json are unused).")
+@click.option("--backend", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="cuda: games/s on this machine's NVIDIA GPU, kernel and end to end to Parquet, beside the CPU's "
+              "(default workload: khasino, greedy-random, 1,000,000 games).")
+@click.option("--layout", type=click.Choice(["global", "local"]), default="global", show_default=True,
+              help="With --backend cuda: where each thread's state and deck live (docs/ENGINE.md, GPU backend).")
+@click.option("--threads-per-block", default=64, show_default=True, type=click.IntRange(1, 1024),
+              help="With --backend cuda: the launch's block size.")
 def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, baseline_path, tolerance,
-          report_path):
+          report_path, backend, layout, threads_per_block):
     """Benchmark the core for CI: games/s per thread per format and pairing, the reference ratio, and
     figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
     from . import bench as B
+    if backend == "cuda":
+        _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
+        return
     try:
         tolerance = B.check_tolerance(tolerance)
         baseline = B.load_report(baseline_path) if baseline_path else None
@@ -393,18 +444,21 @@ def _bot_list(text, what="--bots"):
 @click.option("--report", "report_dir", default=None, help="Also write tables, figures and report.md here.")
 @click.option("--resume", is_flag=True, help="Finish an interrupted tournament in --out.")
 @click.option("--force", is_flag=True, help="Replace another tournament's output in --out.")
+@click.option("--backend", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="cuda: play on this machine's NVIDIA GPU (the same games).")
 @_bot_file_option
-def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force):
+def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force, backend):
     """Every bot against every other on duplicate deals: each seat assignment plays the same deals (a
     `simulate` run each, in OUT/assignment-NNNN); prints the crosstable of score rates and the ratings."""
     from .tournament import run, format_tables, write_report, TournamentError
     fmt = _format(fmt_name)
     names = _bot_list(bots)
+    _check_backend(backend, names)
     if out is None:
         out = os.path.join("results", f"tournament-{fmt.name}-{'-'.join(map(_label, names))}-s{seed}-n{games}")
     try:
         run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
-            log=lambda line: click.echo(line, err=True))
+            log=lambda line: click.echo(line, err=True), backend=backend)
     except (TournamentError, ValueError) as e:
         raise InputError(str(e))
     for line in format_tables(out):
@@ -480,9 +534,11 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
 @click.option("--resume", is_flag=True, help="Finish an interrupted study in --out.")
 @click.option("--force", is_flag=True, help="Replace another study's output in --out.")
 @click.option("--quiet", is_flag=True, help="No progress bars.")
+@click.option("--backend", type=click.Choice(["cpu", "cuda"]), default="cpu", show_default=True,
+              help="cuda: play on this machine's NVIDIA GPU (the same games).")
 @_bot_file_option
 def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, settings, report_dir, dask, resume, force,
-            quiet):
+            quiet, backend):
     """Compare rule variants on the same deals: each variant of the --vary grid plays the same seeded games
     (common random numbers), then the summary gives per variant the win rate per seat with intervals, margins,
     points by category, game length and moves per game, and per pair of variants the paired differences with
@@ -492,6 +548,7 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
     fmt = _format(fmt_name)
     names = _bot_list(bots)
     fixed = _settings(settings)
+    _check_backend(backend, names, dask)
     try:
         grid = study.parse_vary(vary, fmt.name, fixed)
     except study.BalanceError as e:
@@ -502,7 +559,7 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
     try:
         path = study.run(fmt.name, grid, names, games, seed, out, fixed, workers, shard_size, dask, resume, force,
                          quiet, command=" ".join(["khasino"] + sys.argv[1:]),
-                         log=None if quiet else (lambda line: click.echo(line, err=True)))
+                         log=None if quiet else (lambda line: click.echo(line, err=True)), backend=backend)
     except (study.BalanceError, SimulationError) as e:
         raise InputError(str(e))
     except KeyboardInterrupt:

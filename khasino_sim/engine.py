@@ -517,10 +517,10 @@ def seat_stats(row, seats):
             for s in range(seats)]
 
 
-def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0):
-    """Play one whole game in the core, led by seat `leader`. Returns {"keys", "seats", "winner", "turns",
-    "no_move", "final"}."""
-    fmt = get_format(fmt_name)
+def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0, options=None):
+    """Play one whole game in the core, led by seat `leader`, under the rule `options` (a dict; None: the
+    format's own). Returns {"keys", "seats", "winner", "turns", "no_move", "final"}."""
+    fmt = _format(fmt_name, options)
     _leader(fmt, leader)
     rules = fmt.rules_array()
     bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)

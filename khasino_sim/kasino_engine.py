@@ -45,13 +45,15 @@ def new_round(fmt, seed, deck, rnd, scores, rounds):
     return to_json(st, fmt)
 
 
-def describe(rec, p):
+def describe(rec, p, fmt):
+    """A move in words; its tabbe (N3, N4) in the points of the format's `tabbe_value`."""
     card = card_name(int(rec[L.M_CARD]))
     if int(rec[L.M_KIND]) == L.KIND_TRAIL:
         return f"Play {card}: no match, it crawls onto the table"
     taken = multiset_names(rec[L.M_TAKEN_LO], rec[L.M_TAKEN_HI])
     t = int(rec[L.M_TABBE])
-    tabbe = {0: "", 5: " — tabbe: +5 to you, -5 to the player before", 10: " — double tabbe: +10 / -10"}[t]
+    tabbe = "" if t == 0 else f" — double tabbe: +{t} / -{t}" if t == 2 * fmt.tabbe_value else \
+        f" — tabbe: +{t} to you, -{t} to the player before"
     return f"Play {card} to take {' '.join(taken)}{tabbe}"
 
 
@@ -70,7 +72,7 @@ def iter_moves(fmt, st, records, move_class):
         apply_kasino(nxt, p, rec, 0)
         after = (fmt, nxt.copy())
         advance_kasino(nxt, rules, p)
-        yield move_class(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])], describe(rec, p), key,
+        yield move_class(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])], describe(rec, p, fmt), key,
                          to_json(nxt, fmt), features=(-int(rec[L.M_POINTS]), int(rec[L.M_TABBE])), _after=after,
                          captured=tuple(multiset_names(rec[L.M_TAKEN_LO], rec[L.M_TAKEN_HI])),
                          tabbe=int(rec[L.M_TABBE]))

@@ -21,12 +21,14 @@ def multiset_names(lo, hi):
 
 
 def to_json(st, fmt):
+    from .state_json import options_json
     seats = fmt.seats
     to_move = int(st[L.S_TO_MOVE])
     last = int(st[L.S_LAST_CAP])
     pile = [L.S_PILE + s * L.MAX_PILE for s in range(seats)]
     return {
         "format": fmt.name,
+        "options": options_json(fmt),
         "dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]), "rounds": int(st[L.S_ROUNDS]),
         "scores": [int(st[L.S_SCORES + s]) for s in range(seats)],
         "tabbe": [[int(st[L.S_TABBE + 2 * s]), int(st[L.S_TABBE + 2 * s + 1])] for s in range(seats)],

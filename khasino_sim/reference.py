@@ -17,7 +17,10 @@ Internal representation (JSON only at the API boundary):
   alternate; K16/P8: A=0 -> C=2 -> B=1 -> A; K15/P11: A=0 -> C=2 -> B=1 -> D=3 -> A);
 * 4p only (K15, P11-P15): ``teams`` ((0, 1), (2, 3)); per seat a set of open promises (P13); the set of values
   of the builds that are promised (P13; kept beside ``builds`` so the 1v1/3p code is untouched); a pending
-  decision that is not a card play: ``("lead",)`` (P11) or ``("stay", M, V, card, groups, followups)`` (P15).
+  decision that is not a card play: ``("lead",)`` (P11) or ``("stay", M, V, card, groups, followups)`` (P15);
+* every state carries its resolved rule options (``opts``, a tuple in ``OPTIONS`` order; docs/BALANCE.md "The
+  variants"): the rules read ``st.rules``, the format's FORMATS flags with the options applied.  JSON:
+  ``options`` (optional on input, always written right after ``format``); not part of H nor of move keys.
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ __all__ = [
     "FORMATS", "SplitMix64", "fmix", "RefMove", "initial_state", "state_hash", "legal_moves", "advance",
     "score", "winner", "series_leader", "next_seat", "choose", "play_game", "fallback_move", "card_name",
     "parse_card", "team_of", "partner_of", "DecisionOption", "STAY_KEY", "DECLINE_KEY", "LEAD_KEYS",
+    "OPTIONS", "default_options", "read_options",
 ]
 
 M64 = (1 << 64) - 1
@@ -117,6 +121,85 @@ def partner_of(fmt: str, seat: int):
         return None
     (t,) = [t for t in teams if seat in t]
     return t[1] if t[0] == seat else t[0]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Rule options (docs/BALANCE.md "The variants"; RULES.md "Format flags").  Each format's default is its
+# FORMATS flags (the rulings); the JSON ``options`` object names them; they are not part of H nor of keys.
+# ---------------------------------------------------------------------------------------------------------
+OPTIONS = (                        # written in this (alphabetical) order, right after "format"
+    "change_mode",                 # K7: 0 two-card simple build, played card alone; 1 any simple build + extras
+    "follow_ups",                  # K9, P5
+    "last_capturer_takes_table",   # K12 (true in every format; false: what is left stays, scores for no one)
+    "max_builds_owned",            # K5, P6: builds one player may own at once; 0 = unlimited
+    "next_deal_leader",            # K14: deal 2's leader: 0 seat 0, 1 seat 1, 2 deal 1's last capturer
+    "no_trail_own_build_first_deal",  # K11 (1v1 first-deal ban while owning a build)
+    "opponent_piles",              # K8
+    "trail_restricted",            # K11: no trail of a value already loose or built
+)
+_BOOL_OPTIONS = frozenset(("follow_ups", "last_capturer_takes_table", "no_trail_own_build_first_deal",
+                           "opponent_piles", "trail_restricted"))
+_INT_OPTIONS = {"change_mode": (0, 1), "max_builds_owned": (0, None), "next_deal_leader": (0, 2)}
+
+
+def default_options(fmt: str) -> dict:
+    """The format's options (its rulings, FORMATS flags), as the JSON ``options`` object."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+    F = FORMATS[fmt]
+    return {
+        "change_mode": 0 if F["change"] == "two_card_alone" else 1,
+        "follow_ups": F["followups"],
+        "last_capturer_takes_table": True,
+        "max_builds_owned": 0 if F["max_builds"] is None else F["max_builds"],
+        "next_deal_leader": 0,
+        "no_trail_own_build_first_deal": F["no_trail_owning_deal1"],
+        "opponent_piles": F["pile_cards"],
+        "trail_restricted": F["trail_same_value"],
+    }
+
+
+def read_options(fmt: str, raw=None) -> tuple:
+    """The resolved options (a tuple in ``OPTIONS`` order) of a JSON ``options`` object: absent (None) -> the
+    format's defaults; a partial object changes only the options it names; an unknown name, or a value of the
+    wrong type (bools must be true/false, ints ints, never bools) or out of range, is a ValueError naming it."""
+    opts = default_options(fmt)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ValueError("options: must be an object")
+    for k, v in raw.items():
+        if k not in opts:
+            raise ValueError(f"options: unknown option {k!r}")
+        if k in _BOOL_OPTIONS:
+            if not isinstance(v, bool):
+                raise ValueError(f"options: {k} must be true or false, not {v!r}")
+        else:
+            lo, hi = _INT_OPTIONS[k]
+            if not isinstance(v, int) or isinstance(v, bool) or v < lo or (hi is not None and v > hi):
+                rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
+                raise ValueError(f"options: {k} must be an integer {rng}, not {v!r}")
+        opts[k] = v
+    return tuple(opts[k] for k in OPTIONS)
+
+
+@lru_cache(maxsize=None)
+def _rules(fmt: str, opts: tuple) -> dict:
+    """The format's flags with the options applied (read-only by convention).  ``max_builds`` None =
+    unlimited; ``change`` "two_card_alone" (K7 khasino) or "simple_plus" (K7 durban); ``sweep_table`` K12;
+    ``next_deal_leader`` K14."""
+    o = dict(zip(OPTIONS, opts))
+    return dict(
+        FORMATS[fmt],
+        trail_same_value=o["trail_restricted"],
+        no_trail_owning_deal1=o["no_trail_own_build_first_deal"],
+        max_builds=o["max_builds_owned"] or None,
+        change="two_card_alone" if o["change_mode"] == 0 else "simple_plus",
+        followups=o["follow_ups"],
+        pile_cards=o["opponent_piles"],
+        sweep_table=o["last_capturer_takes_table"],
+        next_deal_leader=o["next_deal_leader"],
+    )
 
 # ---------------------------------------------------------------------------------------------------------
 # Cards
@@ -220,11 +303,12 @@ class _State:
     """Internal position.  Immutable by convention: moves build new objects."""
 
     __slots__ = ("fmt", "deal", "to_move", "hands", "loose", "builds", "piles", "stock", "last_capturer", "over",
-                 "promises", "promised", "decision")
+                 "promises", "promised", "decision", "opts")
 
     def __init__(self, fmt, deal, to_move, hands, loose, builds, piles, stock, last_capturer, over,
-                 promises=None, promised=frozenset(), decision=None):
+                 promises=None, promised=frozenset(), decision=None, *, opts):
         self.fmt = fmt
+        self.opts = opts                    # resolved rule options, a tuple in OPTIONS order (not in H)
         self.deal = deal
         self.to_move = to_move
         self.hands = hands                  # tuple of masks, one per seat
@@ -245,6 +329,11 @@ class _State:
         d = {k: getattr(self, k) for k in self.__slots__}
         d.update(kw)
         return _State(**d)
+
+    @property
+    def rules(self) -> dict:
+        """The format's flags with this state's options applied."""
+        return _rules(self.fmt, self.opts)
 
 
 def _hash(st: _State) -> int:
@@ -293,6 +382,7 @@ def _from_json(d: dict) -> _State:
     if len(d["hands"]) != F["seats"] or len(d["piles"]) != F["seats"]:
         raise ValueError(f"{fmt}: one hand and one pile for each of {F['seats']} seats")
     _check_k16_fields(d, F)
+    opts = read_options(fmt, d.get("options"))
     hands = tuple(mask_of(parse_card(c) for c in h) for h in d["hands"])
     table = d.get("table", {})
     loose = mask_of(parse_card(c) for c in table.get("loose", []))
@@ -309,7 +399,7 @@ def _from_json(d: dict) -> _State:
     tm = d.get("to_move")
     over = bool(d.get("over", False)) or tm is None
     st = _State(fmt, int(d.get("deal", 1)), tm, hands, loose, builds, piles, stock,
-                None if lc is None else int(lc), over)
+                None if lc is None else int(lc), over, opts=opts)
     if F["teams"] is not None:
         st = _read_4p(d, st)
     return st
@@ -400,6 +490,7 @@ def _to_json(st: _State) -> dict:
     four = FORMATS[st.fmt]["teams"] is not None
     d = {
         "format": st.fmt,
+        "options": dict(zip(OPTIONS, st.opts)),
         "deal": st.deal,
         "to_move": st.to_move,
         # hands are sets: written in card-index order
@@ -453,29 +544,34 @@ def _check_leader(F: dict, leader: int) -> None:
         raise ValueError("1v1: seat 0 leads both deals (K14)")
 
 
-def _initial(fmt: str, game_seed: int, leader: int = 0) -> _State:
+def _initial(fmt: str, game_seed: int, leader: int = 0, options=None) -> _State:
     """The dealt position.  From the deck order d: the first ``loose_start`` cards are loose (none in 1v1,
     K1; d[0] in 3p, K16), then ``hand`` cards per seat in seat order (1v1: d[0..9], d[10..19], K14; 3p:
     d[1..13], d[14..26], d[27..39]; 3p-stock: d[1..3], d[4..6], d[7..9]), the rest is the stock in dealing
     (3p-stock: refill) order.  ``leader`` moves first (K14: seat 0 in 1v1; P8/P10 in 3p).  4p (P11): d[0..9]
     seat 0, d[10..19] seat 1, d[20..29] seat 2, d[30..39] seat 3, then the lead decision, seat 0 answering
     for team AB."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
     F = FORMATS[fmt]
+    opts = read_options(fmt, options)
     _check_leader(F, leader)
     deck = _shuffled_deck(F["deck"], game_seed)
     k, seats, start = F["hand"], F["seats"], F["loose_start"]
     loose = mask_of(deck[:start])
     hands = tuple(mask_of(deck[start + s * k:start + (s + 1) * k]) for s in range(seats))
     stock = tuple(deck[start + seats * k:])
-    st = _State(fmt, 1, leader, hands, loose, {}, tuple(() for _ in range(seats)), stock, None, False)
+    st = _State(fmt, 1, leader, hands, loose, {}, tuple(() for _ in range(seats)), stock, None, False,
+                opts=opts)
     if F["teams"] is not None:
         st = st.replace(decision=("lead",))     # P11: team AB picks its leader after seeing its hands
     return st
 
 
-def initial_state(fmt: str, game_seed: int, leader: int = 0) -> dict:
-    """JSON of the dealt position of ``game_seed``, ``leader`` to move (1v1: seat 0 only, K14)."""
-    return _to_json(_initial(fmt, game_seed, leader))
+def initial_state(fmt: str, game_seed: int, leader: int = 0, options=None) -> dict:
+    """JSON of the dealt position of ``game_seed``, ``leader`` to move (1v1: seat 0 only, K14); ``options`` a
+    (partial) options object, absent = the format's defaults (``read_options``)."""
+    return _to_json(_initial(fmt, game_seed, leader, options))
 
 
 def state_hash(state: dict) -> int:
@@ -507,19 +603,35 @@ def _refill(F: dict, hands: tuple, stock: tuple, mover) -> tuple[tuple, tuple]:
 
 
 def _next_deal(after: _State) -> _State:
-    """K14 / RULES.md "Deal": stock[0..9] to seat 0, stock[10..19] to seat 1; seat 0 leads; table untouched."""
-    F = FORMATS[after.fmt]
+    """K14 / RULES.md "Deal": stock[0..9] to seat 0, stock[10..19] to seat 1; table untouched.  The leader of
+    the new deal (option ``next_deal_leader``, K14): 0 seat 0 (the ruling: seat 0 leads both deals), 1 seat 1,
+    2 the first deal's last capturer (seat 0 if nobody captured in it).  Only two-deal formats get here."""
+    F = after.rules
     k, seats, stock = F["hand"], F["seats"], after.stock
     hands = tuple(mask_of(stock[s * k:(s + 1) * k]) for s in range(seats))
-    return _State(after.fmt, after.deal + 1, 0, hands, after.loose, after.builds, after.piles,
-                  stock[seats * k:], after.last_capturer, False)
+    mode = F["next_deal_leader"]
+    if mode == 0:
+        leader = 0
+    elif mode == 1:
+        leader = 1
+    else:
+        leader = after.last_capturer if after.last_capturer is not None else 0
+    return _State(after.fmt, after.deal + 1, leader, hands, after.loose, after.builds, after.piles,
+                  stock[seats * k:], after.last_capturer, False, opts=after.opts)
 
 
 def _end_sweep(after: _State, hands: tuple, stock: tuple) -> _State:
     """K12 end sweep (RULES.md "End sweep"): builds by ascending value (groups oldest first, each group K10),
     then the loose cards as one group (K10), on top of the last capturer's pile.  P2: nobody captured in
     the whole match -> the player who played the last card, i.e. the mover of this last move (in 1v1 always
-    seat 1: seat 0 leads both deals and both seats play all their cards)."""
+    seat 1: seat 0 leads both deals and both seats play all their cards).
+
+    Option ``last_capturer_takes_table`` false (K12 variant): nobody takes the table; its loose cards and
+    builds (owners and, in 4p, promised flags as they were) stay in the final state and score for no one;
+    ``last_capturer`` stays as it is (null if nobody captured, when every pile is empty anyway)."""
+    if not after.rules["sweep_table"]:
+        return _State(after.fmt, after.deal, None, hands, after.loose, after.builds, after.piles, stock,
+                      after.last_capturer, True, after.promises, after.promised, opts=after.opts)
     swept = []
     for v in sorted(after.builds):
         for m in after.builds[v][1]:
@@ -536,7 +648,8 @@ def _end_sweep(after: _State, hands: tuple, stock: tuple) -> _State:
         lc = receiver
     # P13: the K12 sweep opens no promise (the open promises are kept as they are; with every hand empty
     # they are empty anyway: a seat's open promise V means he still holds a V card).
-    return _State(after.fmt, after.deal, None, hands, 0, {}, piles, stock, lc, True, after.promises)
+    return _State(after.fmt, after.deal, None, hands, 0, {}, piles, stock, lc, True, after.promises,
+                  opts=after.opts)
 
 
 def _advance(after: _State) -> _State:
@@ -549,7 +662,7 @@ def _advance(after: _State) -> _State:
     if any(hands):
         return _State(after.fmt, after.deal, next_seat(after.fmt, after.to_move), hands, after.loose,
                       after.builds, after.piles, stock, after.last_capturer, False, after.promises,
-                      after.promised)
+                      after.promised, opts=after.opts)
     if stock:
         return _next_deal(after)
     return _end_sweep(after, hands, stock)
@@ -752,7 +865,7 @@ def _capture_or_stay(before: _State, dec: tuple, stay: bool) -> _State:
     if stay and owner != partner_of(fmt, M):
         promised = promised - {V}          # P13: a build its owner came to own by a Stay is not promised
     return _State(fmt, before.deal, M, hands, loose, builds, tuple(piles), before.stock, lc, False,
-                  promises, promised)
+                  promises, promised, opts=before.opts)
 
 
 LEAD_KEYS = {s: Z(7, 0, s, 0) for s in (0, 1)}   # ENGINE.md: lead seat s -> Z(7, 0, s, 0)
@@ -934,7 +1047,7 @@ class _Gen:
 
     def __init__(self, st: _State):
         self.st = st
-        self.F = FORMATS[st.fmt]
+        self.F = st.rules                   # the format's flags with the state's options applied
         self.p = st.to_move
         self.loose = st.loose
         self.builds = st.builds
@@ -955,6 +1068,13 @@ class _Gen:
         """A seat of the other team (K15); without teams every other seat."""
         return team_of(self.st.fmt, seat) != team_of(self.st.fmt, self.p)
 
+    def may_own_another(self, seat) -> bool:
+        """K5/P6 generalised (option ``max_builds_owned`` N; None = unlimited): a seat owning N builds may not
+        come to own another (create one, or change an opponent's build; a rebuild P14 or a Stay P15 counts
+        for the partner who would own it); loads never change an owner and stay allowed.  Durban: N = 1."""
+        N = self.F["max_builds"]
+        return N is None or sum(1 for o, _gs in self.builds.values() if o == seat) < N
+
     # ----------------------------------------------------------------------------- making positions
     def make(self, c, new_loose, new_builds, ks, captured=None, made=None, taken=None) -> _State:
         """Position right after playing c: ``ks`` cards taken from the top of each opponent pile (K8);
@@ -973,7 +1093,7 @@ class _Gen:
             lc = p
         promises, promised = _promises_after(st, p, value(c), new_builds, made, taken)
         return _State(st.fmt, st.deal, p, hands, new_loose, new_builds, tuple(piles), st.stock, lc, False,
-                      promises, promised)
+                      promises, promised, opts=st.opts)
 
     def emit(self, c, kind, after, stay=None) -> None:
         """Record a move; its key is H(after) ^ H(before) (ENGINE.md); one move per key (P7).  ``stay``: the
@@ -1031,6 +1151,9 @@ class _Gen:
         pv = value(c)
         # P15: the partner holds a card of the build's value (the offer is made whoever owns the build)
         stay_offer = self.partner is not None and any(value(x) == pv for x in bits(self.st.hands[self.partner]))
+        if stay_offer and pv in self.builds and self.builds[pv][0] != self.partner:
+            # K5/P6 generalised: a Stay would give the partner one more build; not offered past the limit
+            stay_offer = self.may_own_another(self.partner)
         for take_b in ([False, True] if pv in self.builds else [False]):
             if last_committed and not take_b:
                 continue
@@ -1052,18 +1175,21 @@ class _Gen:
     def new_builds(self, c, rest_vals) -> None:
         """K5: a new build of value V (no build of V yet, K2) holding a V card after the play: the played card's
         group (alone when its value is V) plus other groups; at least one loose card, pile cards never
-        alone (K8, P4).  P6: a durban player owning a build makes no other.
+        alone (K8, P4).  P6: a durban player owning a build makes no other (option ``max_builds_owned`` N:
+        a player owning N builds makes no other).
         4p, P14 rebuild: while V is among the partner's open promises (P13) and no build of V is on the table,
         the same K5 build may be made owned by the partner, without the mover holding a V card; it is a
         different move from the mover's own build of V (the owner differs).  K9: the follow-ups go only to
         the mover's own builds, never to the rebuilt one (``followup_sets`` reads the owner)."""
-        if self.F["max_builds"] is not None and len(self.owned) >= self.F["max_builds"]:
+        mine = self.may_own_another(self.p)            # P6 generalised (max_builds_owned)
+        theirs = self.partner is not None and self.may_own_another(self.partner)
+        if not (mine or theirs):
             return
         for V in range(value(c), 11):
             if V in self.builds:
                 continue
-            owners = [self.p] if V in rest_vals else []
-            if V in self.rebuildable:
+            owners = [self.p] if V in rest_vals and mine else []
+            if V in self.rebuildable and theirs:
                 owners.append(self.partner)            # P14
             if not owners:
                 continue
@@ -1091,19 +1217,24 @@ class _Gen:
 
     def changes(self, c, rest_vals) -> None:
         """K7: raise an opponent's simple build to a new value <= 10 that no build has, the mover holding a card
-        of it; it stays simple and passes to the mover."""
+        of it; it stays simple and passes to the mover.  P6 (generalised, option ``max_builds_owned`` N): a
+        mover owning N builds may not change (it would give him one more).  Option ``change_mode``: 0 (khasino)
+        a two-card build, the played card alone; 1 (durban) any simple build, the played card plus optional
+        loose cards and exposed opponent pile cards (one group: at most the exposed card of each pile, K8)."""
+        if not self.may_own_another(self.p):
+            return
         for V in sorted(self.builds):
             o, gs = self.builds[V]
             if not self.is_opp(o) or len(gs) != 1:
                 continue  # opponent's simple build only (K7; 4p: never the mover's or his teammate's, K15)
             if self.F["change"] == "two_card_alone":
                 if popcount(gs[0]) == 2:  # khasino: two-card build, played card alone
-                    self.change_to(c, V, gs[0] | 1 << c, 0, self.no_piles, rest_vals, followups=True)
-            elif not self.owned:  # durban (P6: the owner of a build may not change), optional extra cards
+                    self.change_to(c, V, gs[0] | 1 << c, 0, self.no_piles, rest_vals)
+            else:  # durban: optional extra cards
                 for T, tv, ks in self.exposed_choices(10 - V - value(c)):
                     for extra in range(10 - V - value(c) - tv + 1):
                         for S in self.sub.get(extra, ()):
-                            self.change_to(c, V, gs[0] | 1 << c | S | T, S, ks, rest_vals, followups=False)
+                            self.change_to(c, V, gs[0] | 1 << c | S | T, S, ks, rest_vals)
 
     def exposed_choices(self, room) -> list:
         """A change has one group, so it uses at most the exposed card of each opponent pile (K8): every such
@@ -1115,22 +1246,21 @@ class _Gen:
                 out += [(m | 1 << c, s + v, ks[:j] + (1,) + ks[j + 1:]) for m, s, ks in out if s + v <= room]
         return out
 
-    def change_to(self, c, V, group, used_loose, ks, rest_vals, followups) -> None:
-        """The change of build V into a simple build made of ``group`` (old group + added cards), if legal."""
+    def change_to(self, c, V, group, used_loose, ks, rest_vals) -> None:
+        """The change of build V into a simple build made of ``group`` (old group + added cards), if legal; with
+        its K9 follow-ups where the options have them (``with_followups`` emits the change alone otherwise)."""
         nv = mask_sum(group)
         if nv > 10 or nv in self.builds or nv not in rest_vals:
             return
         nb = dict(self.builds)
         del nb[V]
         nb[nv] = (self.p, (group,))
-        if followups:
-            self.with_followups(c, "change", self.loose & ~used_loose, nb, {}, ks, made=nv)
-        else:
-            self.emit(c, "change", self.make(c, self.loose & ~used_loose, nb, ks, made=nv))
+        self.with_followups(c, "change", self.loose & ~used_loose, nb, {}, ks, made=nv)
 
     def trail(self, c) -> None:
         """K11: the card becomes loose.  khasino family: not when a loose card or build of its value is on the
-        table; 1v1 khasino only: not in the first deal while owning a build."""
+        table (option ``trail_restricted``); 1v1 khasino only: not in the first deal while owning a build
+        (option ``no_trail_own_build_first_deal``; in the one-deal 3p/4p formats the whole game is deal 1)."""
         pv = value(c)
         if self.F["trail_same_value"] and (any(value(x) == pv for x in bits(self.loose)) or pv in self.builds):
             return
@@ -1182,7 +1312,7 @@ def _fallback(st: _State) -> RefMove:
     hands = tuple((h & ~(1 << c)) if s == p else h for s, h in enumerate(st.hands))
     promises, promised = _promises_after(st, p, value(c), st.builds)
     after = _State(st.fmt, st.deal, p, hands, st.loose | (1 << c), dict(st.builds), st.piles, st.stock,
-                   st.last_capturer, False, promises, promised)
+                   st.last_capturer, False, promises, promised, opts=st.opts)
     return RefMove(c, "trail", _hash(after) ^ _hash(st), after, st, p)
 
 
@@ -1265,7 +1395,8 @@ def winner(fmt: str, scores: list[dict]) -> int:
     """The winning seat.  K13 (1v1): the higher total (11 points: never a tie).  K16/P9 (3p): most points,
     then most cards, then most spades, then the holder of 10D.  4p (K13, K15): the winning TEAM (0 = AB,
     1 = CD), the higher team total (11 points: never a tie).  A tie that survives (impossible for the scores
-    of a finished game) raises ValueError."""
+    of a finished game under K12; possible with option ``last_capturer_takes_table`` false, where
+    ``play_game`` reports no winner) raises ValueError."""
     teams = FORMATS[fmt]["teams"]
     if teams is not None:
         totals = [scores[t[0]]["total"] for t in teams]
@@ -1323,7 +1454,7 @@ def choose(bot: str, moves: list, r: int):
     return uniq[min(keys, key=lambda k: fmix(k ^ r))]
 
 
-def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0) -> dict:
+def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0, options=None) -> dict:
     """Play one game with the built-in bots (``bots[s]`` plays seat s; default all "random"), ``leader``
     moving first (1v1: seat 0 only, K14; 3p: any seat, P8/P10; 4p: 0 only, the game starting with the lead
     decision, P11).  Every bot decision draws exactly one ``next()`` of the bot stream (4p: the lead
@@ -1331,12 +1462,16 @@ def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0) -> dict:
     arise); a seat without a legal move (never in reachable play) trails its first card without a draw
     (K11).  Returns the keys of the decisions in play order (4p: the lead option, each card play's key, each
     followed by the Stay option chosen when one was offered), per-seat scores, the final state, the
-    ``no_move`` count and the winner (the winning seat; 4p the winning team)."""
+    ``no_move`` count and the winner (the winning seat; 4p the winning team).  ``options``: a (partial)
+    options object (``read_options``; absent = the format's rulings).  With ``last_capturer_takes_table``
+    false the points left on the table score for no one, so a game can tie: ``winner`` is then None."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
     F = FORMATS[fmt]
     bots = tuple(bots) if bots is not None else ("random",) * F["seats"]
     if len(bots) != F["seats"]:
         raise ValueError(f"{fmt}: one bot per seat ({F['seats']})")
-    st = _initial(fmt, game_seed, leader)
+    st = _initial(fmt, game_seed, leader, options)
     rng = SplitMix64(fmix((game_seed & M64) ^ BOT_SALT))   # bot stream; the deal stream is separate
     keys = []
     no_move = 0
@@ -1351,5 +1486,10 @@ def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0) -> dict:
         keys.append(m.key)
         st = m._result_state()
     scores = _score_piles(st.piles, fmt)
-    return {"keys": keys, "scores": scores, "final": _to_json(st), "no_move": no_move,
-            "winner": winner(fmt, scores)}
+    try:
+        win = winner(fmt, scores)
+    except ValueError:
+        if st.rules["sweep_table"]:
+            raise                   # K13/P9: a game whose table is swept never ties
+        win = None                  # K12 variant: the cards left on the table score for no one
+    return {"keys": keys, "scores": scores, "final": _to_json(st), "no_move": no_move, "winner": win}

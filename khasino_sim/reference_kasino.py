@@ -15,7 +15,10 @@ Internal representation (JSON only at the API boundary):
   double-deck card is forgotten once it is dealt, so
 * every zone that is a multiset (a hand, the table, a pile, the set-aside cards) is a sorted tuple of card
   indices, a card at most twice; the stock is a tuple in deal order;
-* seats 0..n-1; play goes seat + 1 around the table (N1, P22).
+* seats 0..n-1; play goes seat + 1 around the table (N1, P22);
+* every state carries its resolved rule options (``opts``, a tuple in ``OPTIONS`` order: ``alt_deal`` N1,
+  ``compulsory_tabbe`` N3, ``tabbe_value`` N4; docs/BALANCE.md "The variants").  JSON: ``options`` (optional on
+  input, always written right after ``format``); not part of the move keys.
 
 Values (seed 003): played from the hand A 14, 2..10 face value, J 11, Q 12, K 13; on the table A 1, the others
 the same.  A *match* for a played card is a single table card of its rank or a set of table cards whose table
@@ -32,7 +35,8 @@ from khasino_sim.reference import BOT_SALT, M64, SplitMix64, Z, card_name, fmix,
 
 __all__ = [
     "FORMATS", "KINDS", "round_seed", "initial_state", "legal_moves", "advance", "choose", "play_round",
-    "play_match", "score", "add_round", "match_winner", "KasinoMove", "card_points", "move_key",
+    "play_match", "score", "add_round", "match_winner", "KasinoMove", "card_points", "move_key", "OPTIONS",
+    "default_options", "read_options",
 ]
 
 # ---------------------------------------------------------------------------------------------------------
@@ -50,15 +54,59 @@ FORMATS = {
 LATER_DEAL = 4          # N1: later deals give 4 cards to each player and none to the table
 DECK_IDS = 104          # two 52-card decks; card id = index + 52 * copy (RULES.md "Double-deck cards")
 KINDS = ("capture", "trail")
-_JSON_FIELDS = ("format", "dealer", "round", "rounds", "scores", "tabbe", "set_aside", "last_player", "deal",
-                "to_move", "hands", "table", "piles", "stock", "last_capturer", "teams", "over")
+_JSON_FIELDS = ("format", "options", "dealer", "round", "rounds", "scores", "tabbe", "set_aside", "last_player",
+                "deal", "to_move", "hands", "table", "piles", "stock", "last_capturer", "teams", "over")
 
 ACE, JACK, QUEEN, KING = 1, 11, 12, 13
 TWO_SPADES = 4 * (2 - 1) + 0      # 2S
 TEN_DIAMONDS = 4 * (10 - 1) + 2   # 10D
 ACE_SPADES = 0                    # AS
-TABBE = 5                         # N4
-DOUBLE_TABBE = 10                 # N4
+TABBE = 5                         # N4 (the default of option ``tabbe_value``)
+DOUBLE_TABBE = 10                 # N4: twice the tabbe value
+
+# Rule options (docs/BALANCE.md "The variants"), written in this order right after "format"; not in the keys.
+OPTIONS = (
+    "alt_deal",           # N1: first deal 5 each + 6 to the table (kasino-2p-alt) instead of 6 + 4; 2 seats only
+    "compulsory_tabbe",   # N3: a card that can clear the table must be played to clear it
+    "tabbe_value",        # N4: a tabbe scores +v / -v, a double tabbe +2v / -2v; 1..50
+)
+ALT_DEAL = (5, 6)         # N1, P22: kasino-2p-alt's first deal (cards each, table cards)
+PLAIN_2P_DEAL = (6, 4)    # N1, P22: kasino-2p's first deal
+
+
+def default_options(fmt: str) -> dict:
+    """The format's options (its rulings), as the JSON ``options`` object."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+    return {"alt_deal": fmt == "kasino-2p-alt", "compulsory_tabbe": True, "tabbe_value": TABBE}
+
+
+def read_options(fmt: str, raw=None) -> tuple:
+    """The resolved options (a tuple in ``OPTIONS`` order) of a JSON ``options`` object: absent (None) -> the
+    format's defaults; a partial object changes only the options it names.  ValueError naming the option for
+    an unknown name, a value of the wrong type (bools true/false; ints ints, never bools) or range
+    (``tabbe_value`` 1..50), and ``alt_deal`` true with other than 2 seats."""
+    opts = default_options(fmt)
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ValueError("options: must be an object")
+    for k, v in raw.items():
+        if k not in opts:
+            raise ValueError(f"options: unknown option {k!r}")
+        if k == "tabbe_value":
+            if not isinstance(v, int) or isinstance(v, bool) or not 1 <= v <= 50:
+                raise ValueError(f"options: tabbe_value must be an integer 1..50, not {v!r}")
+        elif not isinstance(v, bool):
+            raise ValueError(f"options: {k} must be true or false, not {v!r}")
+        opts[k] = v
+    if opts["alt_deal"] and FORMATS[fmt]["seats"] != 2:
+        raise ValueError(f"options: alt_deal is only for 2 seats, not {fmt} (N1)")
+    return tuple(opts[k] for k in OPTIONS)
+
+
+def _opt(st, name: str):
+    return st.opts[OPTIONS.index(name)]
 
 
 def _rank(c: int) -> int:
@@ -114,11 +162,12 @@ class _St:
     """Internal position.  Immutable by convention: moves build new objects."""
 
     __slots__ = ("fmt", "dealer", "round", "rounds", "scores", "tabbe", "set_aside", "last_player", "deal",
-                 "to_move", "hands", "table", "piles", "stock", "last_capturer", "over")
+                 "to_move", "hands", "table", "piles", "stock", "last_capturer", "over", "opts")
 
     def __init__(self, fmt, dealer, round, rounds, scores, tabbe, set_aside, last_player, deal, to_move, hands,
-                 table, piles, stock, last_capturer, over):
+                 table, piles, stock, last_capturer, over, *, opts):
         self.fmt = fmt
+        self.opts = opts                    # resolved rule options, a tuple in OPTIONS order
         self.dealer = dealer
         self.round = round
         self.rounds = rounds
@@ -150,8 +199,17 @@ class _St:
         return (self.dealer + 1) % self.n
 
 
-def _deal_size(fmt: str, deal: int) -> int:
-    return FORMATS[fmt]["hand"] if deal == 1 else LATER_DEAL
+def _first_deal(fmt: str, opts: tuple) -> tuple:
+    """(cards each, table cards) of the first deal (N1, P22); with 2 seats option ``alt_deal`` picks 5 + 6
+    (``kasino-2p-alt``) or 6 + 4 (``kasino-2p``)."""
+    F = FORMATS[fmt]
+    if F["seats"] == 2:
+        return ALT_DEAL if opts[OPTIONS.index("alt_deal")] else PLAIN_2P_DEAL
+    return F["hand"], F["table"]
+
+
+def _deal_size(fmt: str, deal: int, opts: tuple) -> int:
+    return _first_deal(fmt, opts)[0] if deal == 1 else LATER_DEAL
 
 
 def _stock_size(fmt: str, deal: int) -> int:
@@ -164,7 +222,7 @@ def _check_hands(st: _St, after: bool) -> None:
     """ENGINE.md hand sizes.  Going round in seat order from the leader, the seats that have played in the
     current deal hold one card fewer than the others.  In an ordinary state the mover (``to_move``) has not
     yet played; in an ``after`` state (right after a move, ``to_move`` still the mover) he has."""
-    n, h = st.n, _deal_size(st.fmt, st.deal)
+    n, h = st.n, _deal_size(st.fmt, st.deal, st.opts)
     sizes = [len(x) for x in st.hands]
     if st.over:
         if any(sizes) or st.stock:
@@ -224,6 +282,7 @@ def _from_json(d: dict, after: bool = False) -> _St:
         raise ValueError(f"unknown format {fmt!r}")
     F = FORMATS[fmt]
     n = F["seats"]
+    opts = read_options(fmt, d.get("options"))
     if "teams" in d:
         want = None if F["teams"] is None else [list(t) for t in F["teams"]]
         got = None if d["teams"] is None else [list(t) for t in d["teams"]]
@@ -285,7 +344,7 @@ def _from_json(d: dict, after: bool = False) -> _St:
     if lp is None:
         raise ValueError("last_player: not a seat")
     st = _St(fmt, dealer, rnd, rounds, scores, tabbe, set_aside, lp, deal, tm, hands, table, piles, stock, lc,
-             over)
+             over, opts=opts)
     _check_hands(st, after)
     return st
 
@@ -295,6 +354,7 @@ def _to_json(st: _St) -> dict:
     names = lambda cards: [_NAMES[c] for c in cards]   # noqa: E731
     d = {
         "format": st.fmt,
+        "options": dict(zip(OPTIONS, st.opts)),
         "dealer": st.dealer,
         "round": st.round,
         "rounds": st.rounds,
@@ -341,14 +401,17 @@ def _shuffled_ids(seed: int) -> list:
     return deck
 
 
-def _initial(fmt: str, seed: int, round: int = 1, rounds=None, scores=None) -> _St:
+def _initial(fmt: str, seed: int, round: int = 1, rounds=None, scores=None, options=None) -> _St:
     """P22: d[0..T-1] to the table, then h cards to each seat in seat order, the rest is the stock.  Round r
     is dealt by seat (r + n - 2) mod n and led by the seat after it; the dealer counts as the player before
-    the first play (N4)."""
+    the first play (N4).  ``options``: a (partial) options object (``read_options``); (h, T) follow
+    ``alt_deal`` with 2 seats."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     F = FORMATS[fmt]
-    n, h, t = F["seats"], F["hand"], F["table"]
+    opts = read_options(fmt, options)
+    n = F["seats"]
+    h, t = _first_deal(fmt, opts)
     if round < 1:
         raise ValueError("rounds are numbered from 1")
     rounds = n if rounds is None else int(rounds)
@@ -363,13 +426,14 @@ def _initial(fmt: str, seed: int, round: int = 1, rounds=None, scores=None) -> _
     stock = tuple(cards[t + n * h:])
     dealer = (round + n - 2) % n
     return _St(fmt, dealer, round, rounds, scores, ((0, 0),) * n, (), dealer, 1, (dealer + 1) % n, hands, table,
-               tuple(() for _ in range(n)), stock, None, False)
+               tuple(() for _ in range(n)), stock, None, False, opts=opts)
 
 
-def initial_state(fmt: str, seed: int, round: int = 1, rounds=None, scores=None) -> dict:
+def initial_state(fmt: str, seed: int, round: int = 1, rounds=None, scores=None, options=None) -> dict:
     """JSON of the first position of round ``round`` dealt from game seed ``seed`` (P22); ``rounds`` the match
-    length (default one round per seat), ``scores`` the match totals before this round (default zeros)."""
-    return _to_json(_initial(fmt, seed, round, rounds, scores))
+    length (default one round per seat), ``scores`` the match totals before this round (default zeros),
+    ``options`` a (partial) options object (default: the format's rulings)."""
+    return _to_json(_initial(fmt, seed, round, rounds, scores, options))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -568,7 +632,8 @@ def _play(st: _St, card: int, U: tuple) -> KasinoMove:
         rest = _msub(st.table, U)
         if not rest:                               # P24: a capture that clears the table is a tabbe
             double = len(st.table) == 1 and _rank(st.table[0]) == _rank(card)
-            tabbe_plus = DOUBLE_TABBE if double else TABBE
+            v = _opt(st, "tabbe_value")                # N4, option tabbe_value (5): a double scores twice it
+            tabbe_plus = 2 * v if double else v
             plus, minus = tabbe[p]
             tabbe[p] = (plus + tabbe_plus, minus)
             lp_plus, lp_minus = tabbe[st.last_player]
@@ -586,7 +651,8 @@ def _play(st: _St, card: int, U: tuple) -> KasinoMove:
 
 def _generate(st: _St) -> list:
     """Every distinct legal move (P7) of the mover, P23 for each distinct hand card, then N3/P24: if some hand
-    card can clear the (non-empty) table, only the clearing captures are legal."""
+    card can clear the (non-empty) table, only the clearing captures are legal.  Option ``compulsory_tabbe``
+    false: no such filter; a clearing capture is one P23 capture among the others (still a tabbe, N4)."""
     if st.over:
         return []
     hand = st.hands[st.to_move]
@@ -595,7 +661,7 @@ def _generate(st: _St) -> list:
     for card in sorted(set(hand)):                 # the two copies of a card are one card to play (N1, P7)
         for U in _captures(card, st.table, splits):
             options.append((card, U))
-    if st.table:
+    if st.table and _opt(st, "compulsory_tabbe"):
         clearing = [(c, U) for c, U in options if len(U) == len(st.table)]
         if clearing:
             options = clearing
@@ -694,13 +760,13 @@ def _fallback(st: _St) -> KasinoMove:
     return _play(st, min(st.hands[st.to_move]), ())
 
 
-def play_round(fmt: str, seed: int, bots=None, round: int = 1, rounds=None, scores=None) -> dict:
+def play_round(fmt: str, seed: int, bots=None, round: int = 1, rounds=None, scores=None, options=None) -> dict:
     """Play one round from the deal of ``seed`` (P22) with the built-in bots (``bots[s]`` plays seat s).
     One draw of the bot stream (state fmix(seed ^ BOT_SALT)) per card play, even with one legal move.
     Returns ``keys`` (every move's key, in order), ``final`` (JSON of the finished round), ``scores``
-    (``score(final)``) and ``no_move``."""
+    (``score(final)``) and ``no_move``.  ``options``: a (partial) options object (default: the rulings)."""
     bots = _bots(fmt, bots)
-    st = _initial(fmt, seed, round, rounds, scores)
+    st = _initial(fmt, seed, round, rounds, scores, options)
     rng = SplitMix64(fmix((seed & M64) ^ BOT_SALT))
     keys, no_move = [], 0
     while not st.over:
@@ -715,12 +781,14 @@ def play_round(fmt: str, seed: int, bots=None, round: int = 1, rounds=None, scor
     return {"keys": keys, "final": _to_json(st), "scores": _score(st), "no_move": no_move}
 
 
-def play_match(fmt: str, match_seed: int, bots=None, rounds=None) -> dict:
+def play_match(fmt: str, match_seed: int, bots=None, rounds=None, options=None) -> dict:
     """N7 / P26: ``rounds`` rounds (default one per seat; a positive multiple of the seat count), round r from
     round_seed(match_seed, r) with the match totals before it.  Returns ``rounds`` (per round: ``round``,
     ``seed`` and play_round's output), ``totals`` (per seat; in pairs each seat holds its pair's total) and
-    ``winner`` (seat, or pair index in 4p/6p, with the lowest total; None on a tie)."""
+    ``winner`` (seat, or pair index in 4p/6p, with the lowest total; None on a tie).  ``options`` apply to
+    every round."""
     bots = _bots(fmt, bots)
+    read_options(fmt, options)                     # reject bad options before the first round
     n = FORMATS[fmt]["seats"]
     rounds = n if rounds is None else int(rounds)
     if rounds < 1 or rounds % n:
@@ -728,7 +796,7 @@ def play_match(fmt: str, match_seed: int, bots=None, rounds=None) -> dict:
     totals, out = [0] * n, []
     for r in range(1, rounds + 1):
         seed = round_seed(match_seed, r)
-        res = play_round(fmt, seed, bots, round=r, rounds=rounds, scores=totals)
+        res = play_round(fmt, seed, bots, round=r, rounds=rounds, scores=totals, options=options)
         out.append({"round": r, "seed": seed, **res})
         totals = add_round(fmt, totals, res["scores"])
     return {"rounds": out, "totals": totals, "winner": match_winner(fmt, totals)}

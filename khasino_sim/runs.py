@@ -179,7 +179,7 @@ def _meta(spec, shard, start, count, command):
 _LOCAL = threading.local()
 
 
-def run_shard(spec_dict, shard, start, count, out, command="", progress=None, stop=None):
+def run_shard(spec_dict, shard, start, count, out, command="", progress=None, stop=None, backend="cpu"):
     """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns the count,
     or 0 if `stop` was set before the shard finished (nothing is written then). Used by local threads and
     by Dask workers alike.
@@ -187,7 +187,9 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     The shard is streamed: each chunk of CHUNK games is played, turned into Arrow rows and handed to a
     storage.ShardWriter, so a worker holds one chunk of statistics rows at a time (plus at most one Parquet
     row group of compact Arrow columns), whatever the shard size. The files appear only when the whole
-    shard is written (seats first, games last); a stopped or failed shard leaves nothing behind."""
+    shard is written (seats first, games last); a stopped or failed shard leaves nothing behind.
+
+    With `backend` "cuda" the whole shard is one launch on the GPU (khasino_sim/gpu.py), its rows the same."""
     from khasino_sim.kernels.game import play_batch, play_matches
     from khasino_sim.kernels.movegen import new_workspace
     from khasino_sim.kernels.seeding import seeds_for
@@ -202,14 +204,20 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     meta = _meta(spec, shard, start, count, command)
     matches = spec.matches()
     with storage.ShardWriter(out, shard, rounds=matches) as writer:
-        chunk = spec.chunk()
+        chunk = count if backend == "cuda" else spec.chunk()
         for lo in range(0, count, chunk):
             if stop is not None and stop.is_set():
                 return 0
             n = min(count - lo, chunk)
             codes = spec.bot_codes(start + lo, n)
             seeds = seeds_for(spec.seed, start + lo, n)
-            if matches:
+            if backend == "cuda":
+                from . import gpu
+                if matches:
+                    rows = gpu.play_matches(rules, seeds, bot_ids[codes], single=spec.rounds == 1, runner=gpu.runner())
+                else:
+                    rows = gpu.play_batch(rules, seeds, bot_ids[codes], series=spec.series, runner=gpu.runner())
+            elif matches:
                 rows = play_matches(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, single=spec.rounds == 1)
             else:
                 rows = play_batch(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, series=spec.series)
@@ -226,6 +234,28 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
                 progress(n)
         writer.commit()
     return count
+
+
+BACKENDS = ("cpu", "cuda")
+
+
+def check_backend(backend, bots=(), dask=None):
+    """SimulationError (one line) unless `backend` can play games of `bots` here: "cpu" always; "cuda" needs a usable
+    NVIDIA GPU on this machine, not a Dask cluster, and the built-in bots (a --bot-file bot is CPU code)."""
+    if backend not in BACKENDS:
+        raise SimulationError(f"unknown backend {backend!r} (backends: {', '.join(BACKENDS)})")
+    if backend == "cpu":
+        return
+    if dask:
+        raise SimulationError("--backend cuda plays on this machine's GPU; it does not combine with --dask")
+    from . import bots as bot_specs
+    if any(bot_specs.parse(b)[0] == "file" for b in bots):
+        raise SimulationError("--backend cuda plays the built-in bots; a --bot-file bot runs with --backend cpu")
+    from . import gpu
+    try:
+        gpu.require()
+    except gpu.BackendError as e:
+        raise SimulationError(str(e)) from None
 
 
 def workspace_size():
@@ -318,25 +348,26 @@ def _connect_dask(address):
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
              shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
-             command="", log=None, series=1, rounds=0, tags=None):
+             command="", log=None, series=1, rounds=0, tags=None, backend="cpu"):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
     `bots`: one bot per seat, or in a team format (khasino-4p) one per team, ("greedy", "random") standing for
     ("greedy", "greedy", "random", "random"). Returns the output folder; with out=None the run goes to a
     temporary folder and a pandas DataFrame of its seats table (one row per seat per game, game columns joined)
     is returned instead. Raises SimulationError on bad input. `log` (a callable) receives progress lines when
-    quiet.
+    quiet. `backend` "cuda" plays each shard on this machine's NVIDIA GPU (khasino_sim/gpu.py): the same rows.
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
                    options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds,
                    tags=dict(tags or {}))
     validate(spec)
+    check_backend(backend, spec.bots, dask)     # before the output folder is touched: a run that cannot start leaves nothing
     if dask:
-        _need_distributed()       # before the output folder is touched: a run that cannot start leaves nothing
+        _need_distributed()
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
-                     True, command, series=series, rounds=rounds, tags=tags)
+                     True, command, series=series, rounds=rounds, tags=tags, backend=backend)
             return load(tmp)
     out = Path(out)
     done, manifest = _prepare_out(out, spec, resume, force)
@@ -353,7 +384,7 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
             played = _run_dask(dask, spec_dict, todo, out, command, spec.games, quiet)
         else:
             played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
-                                workers or os.cpu_count() or 1)
+                                1 if backend == "cuda" else workers or os.cpu_count() or 1, backend)
     elapsed = time.time() - started
     done = storage.done_shards(out)
     if done >= {k for k, _, _ in spec.shards()}:
@@ -364,7 +395,7 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     return out
 
 
-def _run_local(spec_dict, todo, out, command, total, quiet, workers):
+def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu"):
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     lock = threading.Lock()
     stop = threading.Event()
@@ -377,7 +408,7 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers):
     played = 0
     pool = ThreadPoolExecutor(max_workers=workers)
     try:
-        futures = [pool.submit(run_shard, spec_dict, k, start, count, str(out), command, tick, stop)
+        futures = [pool.submit(run_shard, spec_dict, k, start, count, str(out), command, tick, stop, backend)
                    for k, start, count in todo]
         pending = set(futures)
         while pending:

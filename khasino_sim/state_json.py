@@ -52,8 +52,8 @@ def to_json(st, fmt, decision=None):
     khasino_teams = teams and not cassino
     return {
         "format": fmt.name,
-        **({"options": {name: bool(getattr(fmt, name)) for name in sorted(fmt.options)},
-            "dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]),
+        "options": options_json(fmt),
+        **({"dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]),
             "scores": [int(st[L.S_SCORES + s]) for s in range(seats)],
             "sweeps": [int(st[L.S_SWEEPS + s]) for s in range(seats)]} if cassino else {}),
         "deal": int(st[L.S_DEAL]),
@@ -143,11 +143,10 @@ def parse(d):
     if not isinstance(name, str) or name not in FORMATS:
         raise StateError(f"unknown format {json.dumps(name)} (known: {', '.join(sorted(FORMATS))})")
     fmt = get_format(name)
+    fmt = _options(d, fmt)
     if fmt.family == "kasino":
         from . import kasino_json
         return fmt, kasino_json.parse(d, fmt, StateError, _field, _seat), None
-    if fmt.family == "cassino":
-        fmt = _cassino_options(d, fmt)
     seats = fmt.seats
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     st[L.S_BOWNER: L.S_BOWNER + L.MAX_VALUE + 1] = -1
@@ -271,7 +270,7 @@ def parse(d):
             if fmt.teams and p != int(fmt.rules_array()[L.R_PARTNER + mover]):
                 raise StateError(f"a Stay decision for seat {mover}'s move is answered by its partner, "
                                  f"not seat {p} (P15)")
-        _check_hand_sizes(fmt, sizes, mover, len(stock), int(st[L.S_DEALER]))
+        _check_hand_sizes(fmt, sizes, mover, len(stock), int(st[L.S_DEALER]), deal)
         if decision is not None and decision["kind"] == "lead" and (p != 0 or any(s != fmt.hand for s in sizes)
                                                                     or loose or builds):
             raise StateError("a lead decision is made right after the deal, by seat 0 (P11)")
@@ -300,9 +299,9 @@ def _holds_value(fmt, c, v):
     return rank == v or (v == 14 and rank == 1 and fmt.ace_14)
 
 
-def _check_hand_sizes(fmt, sizes, p, stock_left, dealer=None):
+def _check_hand_sizes(fmt, sizes, p, stock_left, dealer=None, deal=1):
     """Hand sizes reachable with seat p to move. 1v1: seat 0 leads each deal (K14), so the seats before the
-    mover have played one card more this deal. Series formats (any seat may lead, P10): going round in turn
+    mover have played one card more this deal (the second deal: its leader by `next_deal_leader`). Series formats (any seat may lead, P10): going round in turn
     order from the mover, the seats yet to play this round hold as many cards as the mover, those that have
     played one fewer. With a refilling stock (K16), every hand holds the refill size while stock remains."""
     h = sizes[p]
@@ -322,9 +321,14 @@ def _check_hand_sizes(fmt, sizes, p, stock_left, dealer=None):
                              f"seats from the leader to the mover's right hold one card fewer, P20)")
         return
     if not fmt.series and not fmt.teams:
-        expect = [h - (1 if s < p else 0) for s in range(fmt.seats)]
-        if sizes != expect:
-            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move (seat 0 leads each deal)")
+        # K14: seat 0 leads the first deal; the second is led as `next_deal_leader` says (0: seat 0, 1: seat 1,
+        # 2: the first deal's last capturer, which a state of the second deal no longer shows: either seat)
+        leaders = [0] if deal == 1 or fmt.next_deal_leader == 0 else [1] if fmt.next_deal_leader == 1 else [0, 1]
+        fits = [[h - (1 if (s - lead) % fmt.seats < (p - lead) % fmt.seats else 0) for s in range(fmt.seats)]
+                for lead in leaders]
+        if sizes not in fits:
+            who = " or ".join(f"seat {lead}" for lead in leaders)
+            raise StateError(f"hand sizes {sizes} do not fit seat {p} to move ({who} leads deal {deal}, K14)")
         return
     order = [p]
     while len(order) < fmt.seats:
@@ -394,17 +398,47 @@ def _team_fields(d, fmt, st, hand_masks):
     return decision
 
 
-def _cassino_options(d, fmt):
-    """Cassino (C1): the state's `options` (optional; absent: the format's) applied to the format."""
+# The options a JSON state carries (ENGINE.md "Rule options in a state"): every option of the format's family
+# except Kasino's `match_rounds`, which is the state's own `rounds` field.
+_NOT_IN_STATE = ("match_rounds",)
+
+
+def state_options(fmt):
+    """The option names a JSON state of `fmt` carries, sorted."""
+    return sorted(n for n in fmt.options if n not in _NOT_IN_STATE)
+
+
+def options_json(fmt):
+    """The `options` object of a JSON state: every option the state carries, with its value in `fmt`."""
+    kinds = fmt.options
+    return {n: (bool if kinds[n][0] is bool else int)(getattr(fmt, n)) for n in state_options(fmt)}
+
+
+def _options(d, fmt):
+    """The state's `options` (optional; absent: the format's own; a partial object changes only the options
+    it names) applied to the format. A value equal to the format's own is accepted as it stands (so a state
+    written by `to_json` reads back whatever its format); any other goes through `formats.with_options`."""
     from .formats import with_options
     options = d.get("options", {})
+    if options is None:
+        options = {}
     if not isinstance(options, dict):
-        raise StateError("options must be an object of rule options (e.g. {\"sweeps\": true})")
+        raise StateError("options must be an object of rule options (e.g. {\"follow_ups\": false})")
+    kinds = fmt.options
+    changes = {}
     for name, value in options.items():
-        if name in fmt.options and not isinstance(value, bool):
+        if name not in kinds or name in _NOT_IN_STATE:
+            hint = " (Kasino's match length is the state's `rounds`)" if name in _NOT_IN_STATE and name in kinds else ""
+            raise StateError(f"unknown rule option {name!r} for {fmt.name}{hint} "
+                             f"(options: {', '.join(state_options(fmt))})")
+        if kinds[name][0] is bool and not isinstance(value, bool):
             raise StateError(f"option {name} must be true or false, not {json.dumps(value)}")
+        if kinds[name][0] is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise StateError(f"option {name} must be an integer, not {json.dumps(value)}")
+        if value != getattr(fmt, name):
+            changes[name] = value
     try:
-        return with_options(fmt, options)
+        return with_options(fmt, changes)
     except ValueError as e:
         raise StateError(str(e)) from None
 

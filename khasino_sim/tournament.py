@@ -49,8 +49,9 @@ def _runs(out):
 
 
 def run(format, bots, games, seed=0, out="results/tournament", options=None, workers=None, resume=False,
-        force=False, log=None):
-    """Play the tournament into `out`; returns the path. Raises TournamentError on bad input."""
+        force=False, log=None, backend="cpu"):
+    """Play the tournament into `out` (`backend` "cuda": on this machine's GPU, the same games); returns the
+    path. Raises TournamentError on bad input."""
     from .runs import simulate, SimulationError
     fmt = get_format(format)
     if options:
@@ -77,7 +78,7 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
             log(f"assignment {i + 1}/{len(plan)}: {', '.join(names)}")
         try:
             simulate(fmt.name, games, names, seed, out / f"assignment-{i:04d}", workers=workers, rotate=False,
-                     options=options, resume=resume or force, force=force, quiet=True)
+                     options=options, resume=resume or force, force=force, quiet=True, backend=backend)
         except SimulationError as e:
             raise TournamentError(str(e)) from None
     return out

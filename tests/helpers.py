@@ -62,15 +62,28 @@ def compare_walk(ref, fmt, positions, first_seed, **deal):
         state = ref.initial_state(fmt, first_seed + g, round=rnd, scores=scores, **deal)
         mine = engine.new_game(fmt, first_seed + g, round=rnd, scores=scores, **deal)
         assert canon(state) == canon(mine), "the deal differs"
-        rng = random.Random(g)
-        while not state["over"] and done < positions:
-            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
-            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
-            assert want, "a position without a legal move"
-            assert got == want, f"successors differ in {canon(state)}"
-            done += 1
-            state = json.loads(rng.choice(list(want.values())))
+        done += compare_successors(ref, state, random.Random(g), positions - done)
         g += 1
+    return done
+
+
+def compare_successors(ref, state, rng, budget):
+    """From `state`, compare each position's distinct successor states and keys, the reference module `ref`'s
+    against the core's (`engine.legal_moves`), stepping to a successor drawn by `rng`, until the game is over or
+    `budget` positions are compared; returns how many were."""
+    import json
+    from khasino_sim import engine
+
+    def canon(state):
+        return json.dumps(state, sort_keys=True)
+    done = 0
+    while not state["over"] and done < budget:
+        want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
+        got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
+        assert want, "a position without a legal move"
+        assert got == want, f"successors differ in {canon(state)}"
+        done += 1
+        state = json.loads(rng.choice(list(want.values())))
     return done
 
 

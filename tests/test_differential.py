@@ -9,6 +9,7 @@ import pytest
 from khasino_sim import engine
 from khasino_sim import reference as ref
 from khasino_sim.formats import get_format
+from tests.helpers import compare_successors
 
 FORMATS = ["khasino", "durban"]
 POSITIONS_1V1 = 2_600           # per format in the default suite (65 games of 40 positions);
@@ -65,14 +66,7 @@ def walk(fmt, positions, first_seed):
         leader = g % get_format(fmt).seats if get_format(fmt).series else 0
         state = ref.initial_state(fmt, first_seed + g, leader=leader)
         assert canon(state) == canon(engine.new_game(fmt, first_seed + g, leader=leader)), "the deal differs"
-        rng = random.Random(g)
-        while not state["over"] and done < positions:
-            want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
-            got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
-            assert want, "a position without a legal move (K11)"
-            assert got == want, f"successors differ in {canon(state)}"
-            done += 1
-            state = json.loads(rng.choice(list(want.values())))
+        done += compare_successors(ref, state, random.Random(g), positions - done)
         g += 1
     return done
 

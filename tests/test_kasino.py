@@ -180,7 +180,9 @@ def test_golden_traces(path):
     assert [f"{k:016x}" for k in got["keys"]] == rec["keys"]
     assert [s["score"] for s in got["seats"]] == rec["scores"]
     state = engine.new_game(rec["format"], rec["seed"], round=rec["round"])
-    assert canon(state) == canon(rec["state"])
+    assert canon(state) == canon({"options": state["options"], **rec["state"]})    # recorded before `options`
+    assert state["options"] == {"alt_deal": rec["format"] == "kasino-2p-alt", "compulsory_tabbe": True,
+                                "tabbe_value": 5}
     for depth, want in rec["perft"].items():
         assert perft(state, int(depth), engine.legal_moves) == want
 

@@ -50,7 +50,12 @@ def big_file(tmp_path_factory):
 
 
 def without_over(state):
-    return {k: v for k, v in state.items() if k != "over"}
+    """The state as BIG writes it: no `over`, and no `options` (BIG is durban's own rules, written without them)."""
+    if "options" in state:
+        from khasino_sim.state_json import options_json
+        from khasino_sim.formats import get_format
+        assert state["options"] == options_json(get_format(state["format"]))
+    return {k: v for k, v in state.items() if k not in ("over", "options")}
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -83,7 +83,7 @@ def test_p11_deal_and_lead_decision_state():
     assert st["piles"] == [[], [], [], []] and st["last_capturer"] is None and st["over"] is False
     assert st["to_move"] == 0 and st["decision"] == {"kind": "lead", "team": [0, 1]}
     assert st["teams"] == [[0, 1], [2, 3]] and st["promises"] == [[], [], [], []]
-    assert list(st) == ["format", "deal", "to_move", "hands", "table", "piles", "stock", "last_capturer",
+    assert list(st) == ["format", "options", "deal", "to_move", "hands", "table", "piles", "stock", "last_capturer",
                         "teams", "promises", "decision", "over"]
     json.dumps(st)
 
@@ -423,7 +423,7 @@ def test_p15_stay_decision_state_and_options():
     assert dec["decision"] == {"kind": "stay", "seat": 0, "value": 9, "move": {
         "card": "9C", "kind": "capture", "build": 9, "groups": [["6C", "3C"]], "followups": []}}
     # the rest is the position before the move
-    assert canon(dict(dec, to_move=0, decision=None)) == canon(st)
+    assert canon(dict(dec, to_move=0, decision=None)) == canon(dict(st, options=dec["options"]))
     opts = {o.kind: o for o in R.legal_moves(dec)}
     assert set(opts) == {"stay", "decline"}
     assert opts["stay"].key == STAY_KEY and opts["decline"].key == DECLINE_KEY
@@ -586,7 +586,7 @@ def test_p2_sweep_to_who_played_last(mover):
 def test_json_round_trip_and_bad_teams():
     st = stay_state(promised=True, promises=[[], [], [], [8]])
     back = R._to_json(R._from_json(st))
-    assert canon(back) == canon(st)
+    assert canon(back) == canon(dict(st, options=R.default_options("khasino-4p")))    # options absent: the format's
     assert back["table"]["builds"][0]["promised"] is True and back["promises"][3] == [8]
     bare = {k: v for k, v in st.items() if k not in ("teams", "promises", "decision")}
     bare["table"] = {"loose": st["table"]["loose"],
