@@ -39,7 +39,9 @@ def zterm(tag, a, b, payload):
 
 # ---- tabulated hash terms ----------------------------------------------------------------------------------
 # Every Z term with a zero payload is a table entry, and the inner fmix of the others (group and pile terms) is
-# too, so a term costs one lookup, or one lookup and one fmix. 15 KB in all (fits a GPU's constant memory).
+# too, so a term costs one lookup, or one lookup and one fmix. 15 KB in all (fits a GPU's constant memory). The
+# z_* readers are not inlined by Numba (LLVM inlines them): a Numba-inlined lookup copies its table into every
+# caller, and on the GPU those copies overflowed the 64 KB of constant memory.
 def _py_fmix(z):
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
     z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & 0xFFFFFFFFFFFFFFFF
@@ -70,31 +72,31 @@ ZT_BUILD = np.array([_py_fmix(int(x)) for x in ZT_BUILD], dtype=np.uint64)
 ZT_LAST = np.array([_py_fmix(int(x)) for x in ZT_LAST], dtype=np.uint64)
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_hand(s, c):
     return ZT_HAND[s * _CARDS + c]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_loose(c):
     return ZT_LOOSE[c]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_build(v, o):
     return ZT_BUILD[v * _SEATS + o]
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_group(v, i, m):
     return fmix(ZT_GROUP[v * _GROUPS + i] ^ np.uint64(m))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_pile(s, i, c):
     return fmix(ZT_PILE[s * _PILE + i] ^ np.uint64(c))
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True)
 def z_last(s):
     return ZT_LAST[s]
