@@ -64,16 +64,14 @@ def kasino_unit(t, rules, seeds, bots, rows, zero, st, deck, ws, stream, check, 
 
 @njit(cache=True, nogil=True)
 def _units_on_cpu(kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, check, param, cap):
-    n_units = used.shape[0]
-    for t in range(n_units):
-        s = t % sts.shape[0]            # fewer scratch slots than units: slots are reused, as threads would
+    for t in range(used.shape[0]):      # unit t in scratch slot t, as thread t of a launch (a wave <= its slots)
         if kind == UNIT_GAMES:
-            games_unit(t, rules, seeds, bots, rows, sts[s], decks[s], wss[s], streams[s], check, param)
+            games_unit(t, rules, seeds, bots, rows, sts[t], decks[t], wss[t], streams[t], check, param)
         elif kind == UNIT_MATCHES:
-            matches_unit(t, rules, seeds, bots, rows, used, sts[s], decks[s], wss[s], streams[s], check,
+            matches_unit(t, rules, seeds, bots, rows, used, sts[t], decks[t], wss[t], streams[t], check,
                          param != 0, cap)
         else:
-            kasino_unit(t, rules, seeds, bots, rows, zero, sts[s], decks[s], wss[s], streams[s], check, param)
+            kasino_unit(t, rules, seeds, bots, rows, zero, sts[t], decks[t], wss[t], streams[t], check, param)
 
 
 def units_on_cpu(kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, check, param, cap):

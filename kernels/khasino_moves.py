@@ -626,6 +626,9 @@ def gen_hand(st, rules, p, ws, captures, others):
     maxv = rules[R_MAX_BUILD_VALUE]
     nowned = popcount(ws[C_OWNMASK])
     can_build = rules[R_MAX_BUILDS] == 0 or nowned < rules[R_MAX_BUILDS]
+    # P14 rebuilds, for the partner: not past his build limit (K5/P6, `max_builds_owned`)
+    can_rebuild = rules[R_TEAMS] != 0 and (rules[R_MAX_BUILDS] == 0 or
+                                           popcount(ws[C_PARTNER_BUILDS]) < rules[R_MAX_BUILDS])
     ne = ws[C_SUMS]
     bl = ws[C_SUMS_LOOSE]
     built = ws[C_BUILT]
@@ -650,8 +653,8 @@ def gen_hand(st, rules, p, ws, captures, others):
         if can_build:
             todo |= held & ~built & (((ne & bl) << cv) | bl)
         todo |= ws[C_PARTNER_BUILDS] & (ne << cv)     # P12: a partner's build, loaded without holding v
-        if rules[R_TEAMS] and (rules[R_MAX_BUILDS] == 0 or popcount(ws[C_PARTNER_BUILDS]) < rules[R_MAX_BUILDS]):
-            # P14 (K5/P6: not past the partner's build limit, `max_builds_owned`): rebuild a value the partner promised, whose build an opponent captured, for the partner (he
+        if can_rebuild:
+            # P14: rebuild a value the partner promised, whose build an opponent captured, for the partner (he
             # holds its card, P13); the mover need not hold one; a K5 build otherwise. Marked at bit 16 + v,
             # so one loop (one inlined copy of gen_groups_onto) makes both
             rebuild = st[S_PROMISES + rules[R_PARTNER + p]] & ~built & (ne << cv) & (((ne & bl) << cv) | bl)

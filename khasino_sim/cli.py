@@ -279,7 +279,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
     (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
-    from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up, check_backend
+    from .runs import simulate as run, SimulationError, RunSpec, validate, warm_up
     from .stats import summarize, format_summary
     fmt = _format(fmt_name)
     names = _bot_list(bots)
@@ -289,9 +289,9 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
                    options=_settings(settings), shard_size=shard_size, series=series, rounds=rounds)
     try:
         validate(spec)
-        check_backend(backend, names, dask)
     except SimulationError as e:
         raise InputError(str(e))
+    _check_backend(backend, names, dask)
     from .storage import read_manifest
     previous = read_manifest(out) if os.path.isdir(out) else None
     already = bool(previous and previous.get("complete") and previous.get("spec") == spec.identity()

@@ -6,7 +6,7 @@ The device code is a thin launcher: each CUDA kernel picks its thread's scratch 
 `kernels/device.py`, which calls `play_game` / `play_round` / `play_kasino_round` unchanged. Nothing here is
 needed to build or test the project on a machine without a GPU: `status()` says why the backend is not usable,
 and `require()` turns that into one line (exit 2 in the CLI). Tests run the same host code with the launch
-replaced by a CPU loop over the units (`launch=device.units_on_cpu`).
+replaced by a CPU loop over the units (`cpu_stand_in()`, which calls `device.units_on_cpu`).
 
 Scratch layouts (`layout`), per thread:
 - "global": state, deck, stream and workspace are rows of device arrays (each thread's contiguous);
@@ -238,10 +238,8 @@ def play_batch(rules, seeds, bots, check=False, series=1, runner=None):
     unit_bytes = 8 * (L.STATE_SIZE + 105 + series * L.STATS_SIZE)
     for lo, hi, scratch in _waves(runner, units, unit_bytes, _template()):
         g0, g1 = lo * series, min(n, hi * series)
-        rows = np.zeros((g1 - g0, L.STATS_SIZE), dtype=np.int64)
-        runner.launch(UNIT_GAMES, rules, seeds[g0:g1], bots[g0:g1], rows, np.zeros(hi - lo, dtype=np.int64), zero,
-                      scratch, check, series, 0)
-        out[g0:g1] = rows
+        runner.launch(UNIT_GAMES, rules, seeds[g0:g1], bots[g0:g1], out[g0:g1], np.zeros(hi - lo, dtype=np.int64),
+                      zero, scratch, check, series, 0)
     return out
 
 

@@ -95,5 +95,6 @@ def format_cell(c):
 
 
 def header(report):
-    return (f"GPU {report['device']} · layout {report['layout']} · {report['threads_per_block']} threads per block · "
+    return (f"GPU {report['device']} · layout {report['layout']} · {report['threads_per_block']} threads per block"
+            f" · "
             f"{report['games']:,} games per cell · shards of {report['shard_size']:,}")

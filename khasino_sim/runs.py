@@ -214,7 +214,8 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
             if backend == "cuda":
                 from . import gpu
                 if matches:
-                    rows = gpu.play_matches(rules, seeds, bot_ids[codes], single=spec.rounds == 1, runner=gpu.runner())
+                    rows = gpu.play_matches(rules, seeds, bot_ids[codes], single=spec.rounds == 1,
+                                            runner=gpu.runner())
                 else:
                     rows = gpu.play_batch(rules, seeds, bot_ids[codes], series=spec.series, runner=gpu.runner())
             elif matches:
@@ -361,8 +362,8 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
                    options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds,
                    tags=dict(tags or {}))
     validate(spec)
-    check_backend(backend, spec.bots, dask)     # before the output folder is touched: a run that cannot start leaves nothing
-    if dask:
+    check_backend(backend, spec.bots, dask)     # before the output folder is touched: a run that cannot start
+    if dask:                                    # leaves nothing
         _need_distributed()
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:

@@ -300,10 +300,11 @@ def _holds_value(fmt, c, v):
 
 
 def _check_hand_sizes(fmt, sizes, p, stock_left, dealer=None, deal=1):
-    """Hand sizes reachable with seat p to move. 1v1: seat 0 leads each deal (K14), so the seats before the
-    mover have played one card more this deal (the second deal: its leader by `next_deal_leader`). Series formats (any seat may lead, P10): going round in turn
-    order from the mover, the seats yet to play this round hold as many cards as the mover, those that have
-    played one fewer. With a refilling stock (K16), every hand holds the refill size while stock remains."""
+    """Hand sizes reachable with seat p to move. 1v1: seat 0 leads the first deal (K14) and `next_deal_leader`
+    names the second's leader, so the seats from the leader up to the mover have played one card more this
+    deal. Series formats (any seat may lead, P10): going round in turn order from the mover, the seats yet to
+    play this round hold as many cards as the mover, those that have played one fewer. With a refilling stock
+    (K16), every hand holds the refill size while stock remains."""
     h = sizes[p]
     if h == 0:
         raise StateError(f"seat {p} is to move with an empty hand")
@@ -398,7 +399,7 @@ def _team_fields(d, fmt, st, hand_masks):
     return decision
 
 
-# The options a JSON state carries (ENGINE.md "Rule options in a state"): every option of the format's family
+# The options a JSON state carries (ENGINE.md "JSON state format"): every option of the format's family
 # except Kasino's `match_rounds`, which is the state's own `rounds` field.
 _NOT_IN_STATE = ("match_rounds",)
 
