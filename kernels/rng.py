@@ -40,7 +40,7 @@ def zterm(tag, a, b, payload):
 # ---- tabulated hash terms ----------------------------------------------------------------------------------
 # Every Z term with a zero payload is a table entry, and the inner fmix of the others (group and pile terms) is
 # too, so a term costs one lookup, or one lookup and one fmix. 15 KB in all (fits a GPU's constant memory). The
-# z_* readers are not inlined by Numba (LLVM inlines them): a Numba-inlined lookup copies its table into every
+# z_* readers are not inlined by Numba (a few % of CPU time): a Numba-inlined lookup copies its table into every
 # caller, and on the GPU those copies overflowed the 64 KB of constant memory.
 def _py_fmix(z):
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & 0xFFFFFFFFFFFFFFFF
