@@ -95,6 +95,6 @@ def format_cell(c):
 
 
 def header(report):
-    return (f"GPU {report['device']} · layout {report['layout']} · {report['threads_per_block']} threads per block"
-            f" · "
+    return (f"GPU {report['device']} · layout {report['layout']} · "
+            f"{report['threads_per_block']} threads per block · "
             f"{report['games']:,} games per cell · shards of {report['shard_size']:,}")

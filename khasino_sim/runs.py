@@ -362,8 +362,9 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
                    options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds,
                    tags=dict(tags or {}))
     validate(spec)
-    check_backend(backend, spec.bots, dask)     # before the output folder is touched: a run that cannot start
-    if dask:                                    # leaves nothing
+    # before the output folder is touched: a run that cannot start leaves nothing
+    check_backend(backend, spec.bots, dask)
+    if dask:
         _need_distributed()
     if out is None:
         with tempfile.TemporaryDirectory(prefix="khasino-") as tmp:
