@@ -139,10 +139,9 @@ def prefix_next(ws, lo, hi, sel, used, ctl):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def pile_index(ws, v, lo, hi):
-    """Index the pile-card groups ws[WS_SUB+lo : WS_SUB+hi] of bucket v by their first pile card (the card of
-    the first usable pile, in C_OPP order, they hold), once per position: the groups holding card x of pile j
-    and no card of an earlier pile are then WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX+v*PIDX_STRIDE:] (a counting
-    sort; each run in bucket order)."""
+    """Index the pile-card groups ws[WS_SUB+lo : WS_SUB+hi] of bucket v by the pile cards they hold, once per
+    position: the groups holding pile card x are then WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX+v*PIDX_STRIDE:]
+    (a counting sort; each run in bucket order; a group holding cards of two piles is in both runs)."""
     base = C_PIDX + v * PIDX_STRIDE
     for x in range(PIDX_STRIDE):
         ws[base + x] = 0
@@ -153,12 +152,11 @@ def pile_index(ws, v, lo, hi):
             y = g & ws[C_PMASK + j]
             if y:
                 ws[base + lowbit_index(y) + 2] += 1
-                break
     at = ws[C_PIDX_TOP]
     for x in range(PIDX_STRIDE):    # now base + x + 1 holds the start of card x's run
         at += ws[base + x]
         ws[base + x] = at
-    for k in range(lo, hi):         # each group at its run's cursor; a cursor ends where the next run starts
+    for k in range(lo, hi):         # each group at its runs' cursors; a cursor ends where the next run starts
         g = ws[WS_SUB + k]
         for j in range(nopp):
             y = g & ws[C_PMASK + j]
@@ -166,7 +164,6 @@ def pile_index(ws, v, lo, hi):
                 x = lowbit_index(y) + 1
                 ws[WS_PIDX + ws[base + x]] = k
                 ws[base + x] += 1
-                break
     ws[C_PIDX_TOP] = at
     ws[C_PIDX_BUILT] |= 1 << v
 
@@ -212,22 +209,23 @@ def piles_next(ws, v):
     used so far: if a pile not yet closed has a gap (an unused card above a used one), its topmost gap card,
     which every completion must cover; otherwise the current pile is closed (no more of its cards), or its
     topmost unused card is covered. The branches are the groups holding that card and no card of a closed
-    pile: for a card of the current pile, its run in the pile index (`pile_index`), otherwise a scan of the
-    bucket's pile-card groups. Each selection is reached once (every completion covers the node's card with
-    exactly one group), and a gap no group can fill ends its branch at once. On return d >= 0:
-    ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices and ws[WS_USED3+d] the cards used. The
-    search's own stack is WS_SEL4/WS_USED4 (per entry: -1 for a close, a run position t >= 0, or -2 - k for
-    bucket index k from a scan; at most 40 + 5 entries, docs/ENGINE.md)."""
+    pile: the card's run in the pile index (`pile_index`), in bucket order. Each selection is reached once
+    (every completion covers the node's card with exactly one group), and a gap no group can fill ends its
+    branch at once. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices and
+    ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (per entry: -1 for a close, or
+    the run position t >= 0 of the chosen group; at most 40 + 4 entries, docs/ENGINE.md)."""
     d = ws[C_CTL + 6]
     t = ws[C_CTL + 7]               # the next branch to try; -1 at a new node
     j = ws[C_CTL + 8]               # piles closed so far
     nopp = ws[C_NOPP]
     runs = C_PIDX + v * PIDX_STRIDE
     forbid = ws[C_PFORBID]
+    closed = 0                      # the cards of the closed piles
+    for i in range(j):
+        closed |= ws[C_PMASK + i]
     while True:
         u = ws[WS_USED4 + d]
         card = 0                    # the card this node branches on
-        scan = False
         for i in range(j, nopp):
             base = C_PREFIX + i * PREFIX_STRIDE
             x = u & ws[C_PMASK + i]
@@ -236,75 +234,52 @@ def piles_next(ws, v):
                 while ws[base + k + 1] & ~u == 0:
                     k += 1
                 card = ws[base + k + 1] & ~ws[base + k]
-                scan = i != j
                 break
         pushed = False
         if card == 0:
-            if j == nopp:
-                if t == -1:                 # every pile closed: a selection; its groups for the caller
-                    ng = 0
+            if t == -1:
+                if j == nopp - 1:           # closing the last pile completes a selection: its groups for the
+                    ng = 0                  # caller; the next call covers that pile's next card instead
                     for e in range(d):
                         s = ws[WS_SEL4 + e]
                         if s >= 0:
                             ws[WS_SEL3 + ng] = ws[WS_PIDX + s]
                             ng += 1
-                        elif s < -1:
-                            ws[WS_SEL3 + ng] = -2 - s
-                            ng += 1
                     ws[WS_USED3 + ng] = u
                     ws[C_CTL + 6] = d
-                    ws[C_CTL + 7] = 1 << 40     # nothing extends it: backtrack on the next call
+                    ws[C_CTL + 7] = 0
                     ws[C_CTL + 8] = j
                     return ng
-            else:
-                if t == -1:                 # close the current pile
-                    ws[WS_SEL4 + d] = -1
-                    ws[WS_USED4 + d + 1] = u
-                    d += 1
-                    j += 1
-                    continue
-                base = C_PREFIX + j * PREFIX_STRIDE
-                k = 0                       # or cover its topmost unused card, within reach
-                kmax = ws[C_KMAX + j]
-                while k < kmax and ws[base + k + 1] & ~u == 0:
-                    k += 1
-                if k < kmax:
-                    card = ws[base + k + 1] & ~ws[base + k]
-        if card:
-            if not scan:                    # the groups whose first pile card is this one
-                x = lowbit_index(card)
-                end = ws[runs + x + 1]
-                if t < ws[runs + x]:
-                    t = ws[runs + x]
-                while t < end:
-                    g = ws[WS_SUB + ws[WS_PIDX + t]] & CARD_BITS
-                    if g & (u | forbid) == 0:
-                        break
-                    t += 1
-                if t < end:
-                    ws[WS_SEL4 + d] = t
-                    ws[WS_USED4 + d + 1] = u | g
-                    d += 1
-                    t = -1
-                    pushed = True
-            else:                           # a later pile's gap: every group holding it, no closed pile's card
-                end = ws[C_BEND + v]
-                if t < ws[C_BMID + v]:
-                    t = ws[C_BMID + v]
-                block = u | forbid
-                for i in range(j):
-                    block |= ws[C_PMASK + i]
-                while t < end:
-                    g = ws[WS_SUB + t] & CARD_BITS
-                    if g & card and g & block == 0:
-                        break
-                    t += 1
-                if t < end:
-                    ws[WS_SEL4 + d] = -2 - t
-                    ws[WS_USED4 + d + 1] = u | g
-                    d += 1
-                    t = -1
-                    pushed = True
+                ws[WS_SEL4 + d] = -1        # close the current pile
+                ws[WS_USED4 + d + 1] = u
+                closed |= ws[C_PMASK + j]
+                d += 1
+                j += 1
+                continue
+            base = C_PREFIX + j * PREFIX_STRIDE
+            k = 0                           # or cover its topmost unused card, within reach
+            kmax = ws[C_KMAX + j]
+            while k < kmax and ws[base + k + 1] & ~u == 0:
+                k += 1
+            if k < kmax:
+                card = ws[base + k + 1] & ~ws[base + k]
+        if card:                            # the groups holding this card and no closed pile's card
+            x = lowbit_index(card)
+            end = ws[runs + x + 1]
+            if t < ws[runs + x]:
+                t = ws[runs + x]
+            block = u | forbid | closed
+            while t < end:
+                g = ws[WS_SUB + ws[WS_PIDX + t]] & CARD_BITS
+                if g & block == 0:
+                    break
+                t += 1
+            if t < end:
+                ws[WS_SEL4 + d] = t
+                ws[WS_USED4 + d + 1] = u | g
+                d += 1
+                t = -1
+                pushed = True
         if not pushed:
             if d == 0:
                 ws[C_CTL + 6] = 0
@@ -315,11 +290,10 @@ def piles_next(ws, v):
             s = ws[WS_SEL4 + d]
             if s == -1:                     # back from a close: cover that pile's next card instead
                 j -= 1
+                closed &= ~ws[C_PMASK + j]
                 t = 0
-            elif s >= 0:
-                t = s + 1
             else:
-                t = -2 - s + 1
+                t = s + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")

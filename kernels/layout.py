@@ -255,8 +255,8 @@ C_PARTNER_BUILDS = C_MKOWNER + 1     # bit v: the mover's partner owns the build
 C_PIDX_BUILT = C_PARTNER_BUILDS + 1  # bit v: the pile index of bucket v is built (reset per position)
 C_PIDX_TOP = C_PIDX_BUILT + 1        # entries of WS_PIDX in use
 PIDX_STRIDE = 66                     # the pile index's run bounds per bucket: one more than the 64 card ids, + 1
-C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card groups whose first pile card is x
-                                     # is WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX + v*PIDX_STRIDE :]
+C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card groups holding pile card x is
+                                     # WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX + v*PIDX_STRIDE :]
 C_LOADKEY = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE  # per build value: the key terms of its owner's change when
                                      # the mover adds to it (Cassino, C4: z_build(v, owner) ^ z_build(v, mover)); 0
 C_SWEEPS_ON = C_LOADKEY + MAX_VALUE + 1   # copy of R_SWEEPS (greedy: a sweep's point, C1)
@@ -304,7 +304,7 @@ WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards'
 WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum, each bucket in descending mask order
 WS_SUBH = WS_SUB + MAX_SUBSETS       # their hash terms
 WS_PIDX = WS_RAWH                    # several usable piles: the pile index (kernels/groups.py, `pile_index`):
-                                     # bucket indices of pile-card groups, by bucket and first pile card; made
+                                     # bucket indices of pile-card groups, by bucket and pile card held; made
                                      # only after prepare_items, whose generation-order hash table it overwrites
 WS_FOLLOW = WS_RAW                   # follow-up candidate groups (packed), at most one per subset: made only
                                      # after prepare_items, whose generation-order table they overwrite

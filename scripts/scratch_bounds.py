@@ -8,20 +8,35 @@ from itertools import combinations_with_replacement
 from math import comb
 
 
-def subsets_up_to(copies_of_value, g):
-    """Card sets with sum <= g of a deck holding copies_of_value[v] cards of value v: the coefficients up to
-    x^g of prod_v (1 + x^v)^copies."""
-    poly = [1] + [0] * g
+def sets_and_sizes_up_to(copies_of_value, g):
+    """Card sets with sum <= g of a deck holding copies_of_value[v] cards of value v, and the sum of their
+    sizes: the coefficients up to x^g of prod_v (1 + x^v)^copies, each counted once and once per card."""
+    count = [1] + [0] * g
+    size = [0] * (g + 1)
     for v, copies in copies_of_value.items():
-        new = [0] * (g + 1)
-        for s, c in enumerate(poly):
+        new_count = [0] * (g + 1)
+        new_size = [0] * (g + 1)
+        for s, c in enumerate(count):
             if c:
                 for k in range(copies + 1):
                     if s + k * v > g:
                         break
-                    new[s + k * v] += c * comb(copies, k)
-        poly = new
-    return sum(poly)
+                    ways = comb(copies, k)
+                    new_count[s + k * v] += c * ways
+                    new_size[s + k * v] += (size[s] + k * c) * ways
+        count, size = new_count, new_size
+    return sum(count), sum(size)
+
+
+def subsets_up_to(copies_of_value, g):
+    """Card sets with sum <= g (the subset table's entries)."""
+    return sets_and_sizes_up_to(copies_of_value, g)[0]
+
+
+def memberships_up_to(copies_of_value, g):
+    """The (set, card) pairs with the card in a set of sum <= g (the pile index lists a group once per pile
+    card it holds)."""
+    return sets_and_sizes_up_to(copies_of_value, g)[1]
 
 
 def kasino_table_bound(g=14, extra=5):
@@ -48,6 +63,7 @@ def bounds():
         "subsets, 52 cards, face_values, G=13": (subsets_up_to(four(13), 13), L.MAX_SUBSETS),
         "subsets, 52 cards, face_values + ace_14, G=14": (subsets_up_to(four(13), 14), L.MAX_SUBSETS),
         "subsets, 104 cards (Kasino table), G=14": (kasino, L.MAX_SUBSETS),
+        "pile index entries, 40 cards (K8 piles), G=10": (memberships_up_to(four(10), 10), L.MAX_SUBSETS),
         "groups of one move (52 cards + played card)": (53, L.MAX_MOVE_GROUPS),
         "selection stack depth": (53, L.STACK_LEN),
         "usable pile prefix (52-card pile)": (52, L.PREFIX_STRIDE - 1),

@@ -20,6 +20,7 @@ def test_subset_counts_match_the_documented_figures():
     assert sb.subsets_up_to(four(13), 13) == 18189
     assert sb.subsets_up_to(four(13), 14) == 28937
     assert sb.kasino_table_bound() == (2047, (1, 1, 1, 1, 1))
+    assert sb.memberships_up_to(four(10), 10) == 15440
 
 
 def test_subset_count_by_brute_force_on_a_small_deck():
@@ -28,6 +29,9 @@ def test_subset_count_by_brute_force_on_a_small_deck():
     n = sum(1 for m in range(1 << len(cards))
             if sum(c for i, c in enumerate(cards) if m >> i & 1) <= 6)
     assert sb.subsets_up_to({v: 2 for v in range(1, 6)}, 6) == n
+    sizes = sum(bin(m).count("1") for m in range(1 << len(cards))
+                if sum(c for i, c in enumerate(cards) if m >> i & 1) <= 6)
+    assert sb.memberships_up_to({v: 2 for v in range(1, 6)}, 6) == sizes
 
 
 def test_every_table_covers_its_bound():
