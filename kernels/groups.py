@@ -29,7 +29,7 @@ from .layout import (
     CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
     C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMAX, C_PFORBID, C_CTL, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP,
-    WS_PIDX, PIDX_STRIDE,
+    WS_PIDX, PIDX_STRIDE, C_REACH, C_ABOVE,
     WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4, C_KVAL, C_KITEMH,
 )
 from .rng import z_pile, z_loose
@@ -168,6 +168,11 @@ def pile_index(ws, v, lo, hi):
     ws[C_PIDX_BUILT] |= 1 << v
 
 
+NEW_NODE = -1               # `piles_next` states: a node not yet visited,
+COVER_TOP = -2              # one whose current pile is to get its topmost unused card (no gap),
+DONE = -3                   # and the end of the search
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def piles_start(ws, taken, v, lo, hi):
     """Several usable opponent piles: start a `piles_next` search over the pile-card groups of bucket v,
@@ -177,9 +182,7 @@ def piles_start(ws, taken, v, lo, hi):
     if not (ws[C_PIDX_BUILT] >> v) & 1:
         pile_index(ws, v, lo, hi)
     pitems = ws[C_PITEMS]
-    reach = taken & pitems
-    for k in range(lo, hi):
-        reach |= ws[WS_SUB + k] & pitems
+    reach = (taken | ws[C_REACH + v]) & pitems
     usable = 0
     for j in range(ws[C_NOPP]):
         base = C_PREFIX + j * PREFIX_STRIDE
@@ -194,7 +197,7 @@ def piles_start(ws, taken, v, lo, hi):
     ws[C_PFORBID] = pitems & ~usable
     ws[WS_USED4] = taken
     ws[C_CTL + 6] = 0
-    ws[C_CTL + 7] = -1
+    ws[C_CTL + 7] = NEW_NODE
     ws[C_CTL + 8] = 0
     return True
 
@@ -213,41 +216,45 @@ def piles_next(ws, v):
     (every completion covers the node's card with exactly one group), and a gap no group can fill ends its
     branch at once. On return d >= 0: ws[WS_SEL3 : WS_SEL3+d] are the chosen groups' bucket indices and
     ws[WS_USED3+d] the cards used. The search's own stack is WS_SEL4/WS_USED4 (per entry: -1 for a close, or
-    the run position t >= 0 of the chosen group; at most 40 + 4 entries, docs/ENGINE.md)."""
+    the run position t >= 0 of the chosen group and the card it covers, t * 64 + card, so that going back to
+    a node goes on with its run without finding its card again; at most 40 + 4 entries, docs/ENGINE.md)."""
     d = ws[C_CTL + 6]
-    t = ws[C_CTL + 7]               # the next branch to try; -1 at a new node
+    t = ws[C_CTL + 7]               # NEW_NODE, COVER_TOP, DONE, or the next run position to try
     j = ws[C_CTL + 8]               # piles closed so far
+    if t == DONE:
+        return -1
     nopp = ws[C_NOPP]
     runs = C_PIDX + v * PIDX_STRIDE
     forbid = ws[C_PFORBID]
     closed = 0                      # the cards of the closed piles
     for i in range(j):
         closed |= ws[C_PMASK + i]
+    x = -1                          # the card the node branches on, once known
     while True:
         u = ws[WS_USED4 + d]
-        card = 0                    # the card this node branches on
-        for i in range(j, nopp):
-            base = C_PREFIX + i * PREFIX_STRIDE
-            x = u & ws[C_PMASK + i]
-            if ws[base + popcount(x)] != x:     # a gap: cover its topmost card
-                k = 0
-                while ws[base + k + 1] & ~u == 0:
-                    k += 1
-                card = ws[base + k + 1] & ~ws[base + k]
-                break
-        pushed = False
-        if card == 0:
-            if t == -1:
+        if t == NEW_NODE:
+            x = -1
+            for i in range(j, nopp):
+                base = C_PREFIX + i * PREFIX_STRIDE
+                y = u & ws[C_PMASK + i]
+                if ws[base + popcount(y)] != y:     # a gap: cover its topmost card
+                    k = 0
+                    while ws[base + k + 1] & ~u == 0:
+                        k += 1
+                    x = lowbit_index(ws[base + k + 1] & ~ws[base + k])
+                    t = 0
+                    break
+            if x < 0:
                 if j == nopp - 1:           # closing the last pile completes a selection: its groups for the
                     ng = 0                  # caller; the next call covers that pile's next card instead
                     for e in range(d):
                         s = ws[WS_SEL4 + e]
                         if s >= 0:
-                            ws[WS_SEL3 + ng] = ws[WS_PIDX + s]
+                            ws[WS_SEL3 + ng] = ws[WS_PIDX + (s >> 6)]
                             ng += 1
                     ws[WS_USED3 + ng] = u
                     ws[C_CTL + 6] = d
-                    ws[C_CTL + 7] = 0
+                    ws[C_CTL + 7] = COVER_TOP
                     ws[C_CTL + 8] = j
                     return ng
                 ws[WS_SEL4 + d] = -1        # close the current pile
@@ -256,15 +263,14 @@ def piles_next(ws, v):
                 d += 1
                 j += 1
                 continue
-            base = C_PREFIX + j * PREFIX_STRIDE
-            k = 0                           # or cover its topmost unused card, within reach
-            kmax = ws[C_KMAX + j]
-            while k < kmax and ws[base + k + 1] & ~u == 0:
-                k += 1
-            if k < kmax:
-                card = ws[base + k + 1] & ~ws[base + k]
-        if card:                            # the groups holding this card and no closed pile's card
-            x = lowbit_index(card)
+        elif t == COVER_TOP:                # no gap: cover the current pile's topmost unused card, within reach
+            k = popcount(u & ws[C_PMASK + j])
+            x = -1
+            if k < ws[C_KMAX + j]:
+                base = C_PREFIX + j * PREFIX_STRIDE
+                x = lowbit_index(ws[base + k + 1] & ~ws[base + k])
+                t = 0
+        if x >= 0:                          # the groups holding card x and no closed pile's card
             end = ws[runs + x + 1]
             if t < ws[runs + x]:
                 t = ws[runs + x]
@@ -275,25 +281,25 @@ def piles_next(ws, v):
                     break
                 t += 1
             if t < end:
-                ws[WS_SEL4 + d] = t
+                ws[WS_SEL4 + d] = t * 64 + x
                 ws[WS_USED4 + d + 1] = u | g
                 d += 1
-                t = -1
-                pushed = True
-        if not pushed:
-            if d == 0:
-                ws[C_CTL + 6] = 0
-                ws[C_CTL + 7] = 1 << 40
-                ws[C_CTL + 8] = 0
-                return -1
-            d -= 1
-            s = ws[WS_SEL4 + d]
-            if s == -1:                     # back from a close: cover that pile's next card instead
-                j -= 1
-                closed &= ~ws[C_PMASK + j]
-                t = 0
-            else:
-                t = s + 1
+                t = NEW_NODE
+                continue
+        if d == 0:
+            ws[C_CTL + 6] = 0
+            ws[C_CTL + 7] = DONE
+            ws[C_CTL + 8] = 0
+            return -1
+        d -= 1
+        s = ws[WS_SEL4 + d]
+        if s == -1:                         # back from a close: cover that pile's next card instead
+            j -= 1
+            closed &= ~ws[C_PMASK + j]
+            t = COVER_TOP
+        else:                               # back from a cover: the node's next branch
+            x = s & 63
+            t = (s >> 6) + 1
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -410,6 +416,7 @@ def prepare_items(st, rules, p, ws, held, top_held):
             ws[C_PREFIX + nopp * PREFIX_STRIDE] = 0
             for d in range(depth):
                 card = st[S_PILE + s * MAX_PILE + plen - 1 - d]
+                ws[C_ABOVE + card] = pm
                 pm |= 1 << card
                 ws[C_ITEMH + card] = np.int64(z_pile(s, plen - 1 - d, card))
                 ws[C_PREFIX + nopp * PREFIX_STRIDE + d + 1] = pm
@@ -424,6 +431,7 @@ def prepare_items(st, rules, p, ws, held, top_held):
     for s in range(maxv + 2):
         ws[C_BSTART + s] = 0
         ws[C_BMID + s] = 0
+        ws[C_REACH + s] = 0
     sums = 1                        # bit s: some subset has sum s (bit 0: the empty set)
     sums_loose = 0                  # bit s: some subset of sum s holds a loose card
     sums_only = 1                   # bit s: some subset of sum s holds only loose cards
@@ -486,7 +494,11 @@ def prepare_items(st, rules, p, ws, held, top_held):
     for e in range(n - 1, -1, -1):
         x = ws[WS_RAW + e]
         s = (x >> VALUE_SHIFT) & 15
-        cur = C_BEND + s if x >> (FLAG_SHIFT + 1) else C_BMID + s
+        if x >> (FLAG_SHIFT + 1):
+            cur = C_BEND + s
+            ws[C_REACH + s] |= x
+        else:
+            cur = C_BMID + s
         k = ws[cur]
         ws[cur] = k + 1
         ws[WS_SUB + k] = x

@@ -26,7 +26,7 @@ from .layout import (
     C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_BUILT, C_HVMASK, C_CHANGEABLE, C_BMASK, C_BHASH, C_BPTS, C_SINK,
     SINK_RANDOM, SINK_HEURISTIC, C_OURPTS,
     C_OWNMASK, C_LOOSE, C_MYPLEN, C_LASTCAP, C_MAXV, C_FOLLOW, C_BNGV, C_BGRP, C_PTMASK,
-    C_CARDPTS, C_MKOWNER, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
+    C_CARDPTS, C_MKOWNER, C_REACH, C_ABOVE, C_PITEMS, C_PARTNER_BUILDS, C_LOADKEY, C_SWEEPS_ON,
     R_UNSUMMED, R_ACE_14, R_LOAD_OWNS, R_SWEEPS,
     WS_SUB, WS_SUBH, WS_FOLLOW, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, WS_SEL3, WS_USED3, WS_GBUF,
     C_PILE_EXPOSE, C_RACES, R_PILES, R_SEATS, R_DECK, S_PILE, MAX_PILE, C_RISK, C_HW, H_SAFETY,
@@ -573,6 +573,17 @@ def gen_captures(ws, p, c, v):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
+def above_reached(ws, pt, reach):
+    """Whether the cards above each usable pile card in pt are all among the cards `reach` (K8)."""
+    while pt:
+        b = pt & -pt
+        pt ^= b
+        if ws[C_ABOVE + lowbit_index(b)] & ~reach:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
 def gen_groups_onto(ws, p, c, kind, value):
     """K5 builds and K6 loads of value `value`: the played card's group plus any disjoint extra groups."""
     need = value - card_value(c)
@@ -580,8 +591,14 @@ def gen_groups_onto(ws, p, c, kind, value):
         s_lo, s_hi = 0, 1           # the played card alone (bucket 0 holds only the empty set)
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
+    reach = ws[C_REACH + value]
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
+        # K8: the cards above a pile card of the played card's group must be used too, and only the groups
+        # of sum `value` can use them; where they cannot, the group has no selection to go with
+        pt = smask & ws[C_PITEMS]
+        if pt and not above_reached(ws, pt, reach | smask):
+            continue
         # K5: a new build holds a loose card; pile cards never start one alone
         offer_selections(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
                          kind == KIND_BUILD)
