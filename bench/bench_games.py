@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from khasino_sim import reference as ref, reference_cassino as ref_cassino, reference_kasino as ref_kasino
-from khasino_sim.engine import play_games
+from khasino_sim.engine import bot_id, play_games
 from khasino_sim.formats import get_format
 
 PAIRINGS = {"random": ("random", "random"), "greedy": ("greedy", "greedy")}
@@ -17,7 +17,7 @@ PAIRINGS = {"random": ("random", "random"), "greedy": ("greedy", "greedy")}
 
 def core_rate(fmt, bots, n, repeats=3):
     seeds = np.arange(n, dtype=np.uint64)
-    table = np.array([bots] * n)
+    table = np.array([[bot_id(b) for b in bots]] * n, dtype=np.int64)   # ids: names would be converted per call
     play_games(fmt, seeds[:50], table[:50])            # compile / load from cache
     best = float("inf")
     for _ in range(repeats):

@@ -181,9 +181,10 @@ def core_rate(fmt, bots, games, repeats, warmup_games=WARMUP_GAMES):
 
     Returns (best seconds on CLOCK, best wall-clock seconds, warm-up seconds, games won by each seat, decisions
     per game); the wins depend only on the games played, so they fingerprint the workload."""
-    from .engine import play_games
+    from .engine import bot_id, play_games
     seeds = np.arange(games, dtype=np.uint64)
-    table = np.array([bots] * games)
+    # bot ids, converted once: a table of names is converted in Python on every call, which is not the engine
+    table = np.array([[bot_id(b) for b in bots]] * games, dtype=np.int64)
     t = time.perf_counter()
     play_games(fmt, seeds[:warmup_games], table[:warmup_games])
     warmup = time.perf_counter() - t
