@@ -592,11 +592,12 @@ def gen_groups_onto(ws, p, c, kind, value):
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
     reach = ws[C_REACH + value]
+    pitems = ws[C_PITEMS]
     for si in range(s_lo, s_hi):
         smask = ws[WS_SUB + si] & CARD_BITS
         # K8: the cards above a pile card of the played card's group must be used too, and only the groups
         # of sum `value` can use them; where they cannot, the group has no selection to go with
-        pt = smask & ws[C_PITEMS]
+        pt = smask & pitems
         if pt and not above_reached(ws, pt, reach | smask):
             continue
         # K5: a new build holds a loose card; pile cards never start one alone

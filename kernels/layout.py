@@ -297,7 +297,8 @@ C_TBEST = C_TNEW + 1                 # its score (UCB scaled by 2**32, or minus 
 C_TKEY = C_TBEST + 1                 # SINK_SELECT: the key wanted; SINK_TREE: the running choice's key
 C_TCAP = C_TKEY + 1                  # nodes the search area holds
 C_THASH = C_TCAP + 1                 # slots of its child table (a power of two)
-C_REACH = C_THASH + 1                # per sum v: the usable pile cards its bucket's groups hold (prepare_items)
+C_REACH = C_THASH + 1                # per sum v: the union of its bucket's pile-card group words (prepare_items):
+                                     # every usable pile card they hold, with loose cards and flags (mask it)
 C_ABOVE = C_REACH + MAX_VALUE + 2    # per usable pile card c: the cards above it in its pile, C_ABOVE + c
 CTX_SIZE = C_ABOVE + 64
 

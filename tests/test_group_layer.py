@@ -309,6 +309,47 @@ def test_several_pile_selections_match_brute_force(fmt):
     assert checked > 5000 and several > 1000, (checked, several)
 
 
+@pytest.mark.parametrize("fmt", ["khasino", "khasino-3p", "khasino-4p"])
+def test_played_group_dropped_only_without_a_selection(fmt):
+    """`gen_groups_onto` drops a build's or load's played-card group before any search when a pile card in it
+    lies under a card no group of the build's value holds (`above_reached`, K8). Every group it drops has no
+    pile selection at all to go with it (the search it skips would make none), on every position of random
+    games; the drop is not vacuous."""
+    from khasino_sim import engine
+    from khasino_sim.kernels.khasino_moves import above_reached
+
+    rules = get_format(fmt).rules_array()
+    ws = new_workspace()
+    out = np.zeros((1 << 14, L.STACK_LEN), dtype=np.int64)
+    rng = random.Random(fmt + "-drop")
+    dropped = kept = 0
+    for g in range(25):
+        state = engine.new_game(fmt, 700 + g)
+        while not state["over"]:
+            if state.get("decision") is None:       # 1v1 states have no decision field
+                _, st = from_json(state)
+                prepare_only(st, rules, int(st[L.S_TO_MOVE]), ws)
+                pitems = int(ws[L.C_PITEMS])
+                several = int(ws[L.C_NOPP]) > 1
+                for value in range(2, int(rules[L.R_MAX_BUILD_VALUE]) + 1):
+                    mid, hi = int(ws[L.C_BMID + value]), int(ws[L.C_BEND + value])
+                    if several and hi - mid > 14:
+                        continue        # the search is exercised elsewhere; keep this test quick
+                    for need in range(1, value):
+                        for si in range(int(ws[L.C_BSTART + need]), int(ws[L.C_BEND + need])):
+                            smask = int(ws[L.WS_SUB + si]) & L.CARD_BITS
+                            pt = smask & pitems
+                            if not pt:
+                                continue
+                            if above_reached(ws, pt, int(ws[L.C_REACH + value]) | smask):
+                                kept += 1
+                            else:
+                                assert _selections(ws, value, smask, out, several) == 0, (value, smask, state)
+                                dropped += 1
+            state = rng.choice(engine.legal_moves(state)).result
+    assert dropped >= 50 and kept >= 50, (dropped, kept)
+
+
 def test_deep_several_pile_search_lists_the_reference_moves():
     """A late 3p position with two deep usable opponent piles (10 and 15 cards) and a 76-group pile part
     in bucket 10: the search that took 552,126 steps before the gap-first order (docs/ENGINE.md) lists the
