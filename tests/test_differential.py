@@ -52,6 +52,23 @@ def test_move_keys_are_position_hash_deltas():
         state = rng.choice(moves).result
 
 
+def test_follow_up_groups_on_one_build_keep_the_reference_keys():
+    """K9, P7: follow-up groups added to one build take its next group positions in the canonical group order
+    (RULES.md), which the core gets from the order of its sum buckets (descending masks in each part). A
+    capture here can add 6D+3D and 9H to the mover's build 9 together; every move's key and successor must be
+    the reference's. (Taking the table items highest card first reordered the buckets and changed these keys,
+    docs/ENGINE.md.)"""
+    from tests.helpers import position
+
+    state = position("khasino", hands=(["9C", "7H"], ["2D", "3C"]), loose=["7D", "6D", "3D", "9H", "2S"],
+                     builds=[(9, 0, [["5S", "4S"]])])
+    want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
+    got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
+    assert got == want
+    groups = [len(b["groups"]) for m in engine.legal_moves(state) for b in m.result["table"]["builds"]]
+    assert max(groups) >= 3, "no move adds two follow-up groups to the build"
+
+
 THREE = ["khasino-3p", "khasino-3p-stock"]
 THREE_POSITIONS = 1_000        # per format in the default suite; scripts/differential_multi.py runs 20,000
 
