@@ -9,7 +9,7 @@ import pytest
 from khasino_sim import engine
 from khasino_sim import reference as ref
 from khasino_sim.formats import get_format
-from tests.helpers import compare_successors
+from tests.helpers import compare_successors, position
 
 FORMATS = ["khasino", "durban"]
 POSITIONS_1V1 = 2_600           # per format in the default suite (65 games of 40 positions);
@@ -58,14 +58,11 @@ def test_follow_up_groups_on_one_build_keep_the_reference_keys():
     capture here can add 6D+3D and 9H to the mover's build 9 together; every move's key and successor must be
     the reference's. (Taking the table items highest card first reordered the buckets and changed these keys,
     docs/ENGINE.md.)"""
-    from tests.helpers import position
-
     state = position("khasino", hands=(["9C", "7H"], ["2D", "3C"]), loose=["7D", "6D", "3D", "9H", "2S"],
                      builds=[(9, 0, [["5S", "4S"]])])
-    want = {m.key: canon(m.result) for m in ref.legal_moves(state)}
-    got = {m.key: canon(m.result) for m in engine.legal_moves(state)}
-    assert got == want
-    groups = [len(b["groups"]) for m in engine.legal_moves(state) for b in m.result["table"]["builds"]]
+    moves = engine.legal_moves(state)
+    assert {m.key: canon(m.result) for m in moves} == {m.key: canon(m.result) for m in ref.legal_moves(state)}
+    groups = [len(b["groups"]) for m in moves for b in m.result["table"]["builds"]]
     assert max(groups) >= 3, "no move adds two follow-up groups to the build"
 
 
