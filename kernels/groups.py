@@ -5,9 +5,11 @@ Every family's move rules sit on these three things:
 - **items**: the loose cards and the usable top cards of each opponent pile (K8), with the pile prefixes a
   move must respect (`pile_ok`);
 - **subsets by sum**: every item subset whose sum is at most the highest group value, with at most one card
-  of each pile, listed in ascending mask order and then bucketed by sum: in each bucket the loose-only
-  subsets, then those holding a pile card, each part in descending mask order (the canonical group order of
-  RULES.md);
+  of each pile, made from the loose cards first and then from each usable pile's cards in turn, and bucketed
+  by sum: in each bucket the loose-only subsets in descending mask order (the canonical group order of
+  RULES.md, in which K9 follow-up groups take their places in a build), then those holding a pile card, in
+  the reverse of the order they were made (that order decides only the order moves are generated and listed
+  in, never a move or its key);
 - **disjoint selections** (`combo_start`/`combo_next`): every set of pairwise-disjoint subsets of a bucket
   range, each set once, enumerated with an explicit stack. A move's selection is made in two stages, its
   groups holding pile cards first, then its loose-only groups: a pile-card choice that breaks K8's prefix
@@ -426,8 +428,8 @@ def prepare_items(st, rules, p, ws, held, top_held):
     ws[C_NOPP] = nopp
     ws[C_PITEMS] = items & ~loose
 
-    # subsets with sum <= maxv, generated in ascending mask order (items taken in ascending card order),
-    # counted by sum as they are made (all at C_BSTART + s + 1, loose-only at C_BMID + s)
+    # subsets with sum <= maxv, counted by sum as they are made (all at C_BSTART + s + 1, loose-only at
+    # C_BMID + s)
     for s in range(maxv + 2):
         ws[C_BSTART + s] = 0
         ws[C_BMID + s] = 0
@@ -440,50 +442,73 @@ def prepare_items(st, rules, p, ws, held, top_held):
     n = 1
     ws[WS_RAW] = 0
     ws[WS_RAWH] = 0
-    m = items
-    while m:
+    m = loose                       # the loose cards first, in ascending order: the loose-only subsets
+    while m:                        # come out in ascending mask order
         b = m & -m
         m ^= b
         card = lowbit_index(b)
         w = card_value(card)
-        flag = FLAG_LOOSE
-        if b & loose:
-            hb = z_loose(card)
-        else:
-            hb = np.uint64(ws[C_ITEMH + card])
-            for j in range(nopp):
-                if b & ws[C_PMASK + j]:
-                    flag = 2 << j
-        add = b | (w << VALUE_SHIFT) | (flag << FLAG_SHIFT)
-        pflag = 0 if flag == FLAG_LOOSE else flag << FLAG_SHIFT
+        hb = z_loose(card)
+        add = b | (w << VALUE_SHIFT)
         cnt = n
         for e in range(cnt):
             x = ws[WS_RAW + e]
             s = ((x >> VALUE_SHIFT) & 15) + w
-            if s > maxv or x & pflag:
+            if s > maxv:
                 continue
             if n >= MAX_SUBSETS:
                 ws[C_OVERFLOW] = 1
                 break
-            # the card bit is new, the sums add without carry (<= maxv < 16), the flags are or-ed
-            x = (x + (add & ((1 << FLAG_SHIFT) - 1))) | (add & ~((1 << FLAG_SHIFT) - 1))
+            # the card bit is new and the sums add without carry (<= maxv < 16)
+            x = (x + add) | (FLAG_LOOSE << FLAG_SHIFT)
             ws[WS_RAW + n] = x
             ws[WS_RAWH + n] = np.int64(np.uint64(ws[WS_RAWH + e]) ^ hb)
             ws[C_BSTART + s + 1] += 1
-            if x >> (FLAG_SHIFT + 1) == 0:
-                ws[C_BMID + s] += 1
-                sums_only |= 1 << s
-            sums |= 1 << s
-            sums_loose |= ((x >> FLAG_SHIFT) & FLAG_LOOSE) << s
+            ws[C_BMID + s] += 1
+            sums_only |= 1 << s
             n += 1
+    sums |= sums_only
+    sums_loose = sums_only & ~1
+    # then each usable pile's cards, each with every subset made before that pile's: so no subset holds two
+    # cards of one pile, and none of those made is tested and dropped for it. A subset's pile cards go in
+    # ascending order, so the first too high for its sum ends its turn.
+    for j in range(nopp):
+        pm = ws[C_PMASK + j]
+        if pm == 0:
+            continue
+        pflag = (2 << j) << FLAG_SHIFT
+        cnt = n
+        for e in range(cnt):
+            x = ws[WS_RAW + e]
+            s0 = (x >> VALUE_SHIFT) & 15
+            xh = np.uint64(ws[WS_RAWH + e])
+            lf = ((x >> FLAG_SHIFT) & FLAG_LOOSE)
+            m = pm
+            while m:
+                b = m & -m
+                m ^= b
+                card = lowbit_index(b)
+                w = card_value(card)
+                s = s0 + w
+                if s > maxv:
+                    break
+                if n >= MAX_SUBSETS:
+                    ws[C_OVERFLOW] = 1
+                    break
+                ws[WS_RAW + n] = (x + b + (w << VALUE_SHIFT)) | pflag
+                ws[WS_RAWH + n] = np.int64(xh ^ np.uint64(ws[C_ITEMH + card]))
+                ws[C_BSTART + s + 1] += 1
+                sums |= 1 << s
+                sums_loose |= lf << s
+                n += 1
     ws[C_NSUB] = n
     ws[C_PIDX_BUILT] = 0
     ws[C_PIDX_TOP] = 0
     ws[C_SUMS] = sums
     ws[C_SUMS_LOOSE] = sums_loose
     ws[C_SUMS_LOOSE_ONLY] = sums_only
-    # bucket by sum: the loose-only subsets, then those holding a pile card, each part in descending mask
-    # order. C_BMID and C_BEND are the two parts' fill cursors, so each ends where its part ends.
+    # bucket by sum, from the last made: the loose-only subsets (descending mask order), then those holding a
+    # pile card. C_BMID and C_BEND are the two parts' fill cursors, so each ends where its part ends.
     start = 0
     for s in range(maxv + 1):
         start += ws[C_BSTART + s]

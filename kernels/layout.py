@@ -304,7 +304,7 @@ CTX_SIZE = C_ABOVE + 64
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
-WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum, each bucket in descending mask order
+WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum (loose-only part in descending mask order)
 WS_SUBH = WS_SUB + MAX_SUBSETS       # their hash terms
 WS_PIDX = WS_RAWH                    # several usable piles: the pile index (kernels/groups.py, `pile_index`):
                                      # bucket indices of pile-card groups, by bucket and pile card held; made
