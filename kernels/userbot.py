@@ -26,3 +26,14 @@ def call_score(typingctx, address, ws, view_at, move_at):
         fn = builder.inttoptr(addr, fnty.as_pointer())
         return builder.call(fn, [builder.gep(ary.data, [a]), builder.gep(ary.data, [b])])
     return sig, codegen
+
+
+@intrinsic
+def int64_pointer(typingctx, address):
+    """The integer `address` as an int64 pointer (for `numba.carray`): a user bot's wrapper reaches its fault
+    buffer, a numpy array of the loading process, through it (khasino_sim/userbots.py)."""
+    sig = types.CPointer(types.int64)(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
+    return sig, codegen

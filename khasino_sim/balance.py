@@ -129,8 +129,12 @@ def run(format, vary, bots, games, seed=0, out="results/balance", options=None, 
 
 
 def _read(out):
-    path = Path(out) / MANIFEST
-    return json.loads(path.read_text()) if path.exists() else None
+    manifest = storage.read_manifest(out, MANIFEST)
+    if manifest is not None and not (isinstance(manifest.get("variants"), list) and isinstance(
+            manifest.get("spec"), dict) and all(isinstance(e, dict) and {"name", "label"} <= set(e)
+                                                for e in manifest["variants"])):
+        raise storage.RunFolderError(f"{Path(out) / MANIFEST} is damaged: not a balance study's manifest")
+    return manifest
 
 
 def _write(out, manifest):
@@ -151,6 +155,8 @@ def study_runs(out):
     if run is None or "spec" not in run:
         raise BalanceError(f"{out} holds no balance study or simulate run")
     s = run["spec"]
+    if not isinstance(s, dict) or not {"format", "bots", "games", "seed"} <= set(s):
+        raise storage.RunFolderError(f"{out / storage.MANIFEST} is damaged: its spec is not a run's")
     spec = {"kind": "simulate", "format": s["format"], "bots": s["bots"], "games": s["games"], "seed": s["seed"],
             "options": s.get("options", {}), "vary": []}
     return {"spec": spec, "variants": [{"name": ".", "label": "as run", "options": {}}]}, [("as run", out)]

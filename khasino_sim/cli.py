@@ -3,6 +3,8 @@
 Bad input (a malformed or impossible state, an unknown format or bot, a bad option) is one line on stderr and
 exit code 2, never a traceback.
 """
+import contextlib
+import errno
 import json
 import os
 import sys
@@ -41,19 +43,122 @@ def _label(name):
 
 def _load_state(path):
     """The state in a JSON file ("-": stdin), validated and written canonically (docs/ENGINE.md)."""
-    from .state_json import StateError, parse, to_json
+    from .state_json import StateError, parse, read_text, to_json
     try:
-        text = sys.stdin.read() if path == "-" else open(path, encoding="utf-8").read()
-    except OSError as e:
-        raise InputError(f"cannot read {path}: {e.strerror}")
-    try:
+        if path == "-":
+            if sys.stdin.isatty():      # not a hang: say what the command waits for
+                click.echo("reading the state from standard input (end it with Ctrl-D)", err=True)
+            text = read_text(sys.stdin.buffer)
+        else:
+            with open(path, "rb") as f:
+                text = read_text(f)
         fmt, st, decision = parse(text)
+    except OSError as e:
+        raise InputError(f"cannot read {path}: {e.strerror or e}")
     except StateError as e:
         raise InputError(f"{path}: {e}")
     return to_json(st, fmt, decision)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def os_problem(e, folder=None):
+    """One line for a file-system error: the path (the error's own, else the `folder` being written) and why,
+    pyarrow's errors included."""
+    text = str(e).strip()
+    reason = e.strerror or (text.splitlines()[0][:200] if text else type(e).__name__)
+    if e.errno == errno.ENOSPC or "No space left" in text:
+        reason = "no space left on the device"
+    path = e.filename or folder
+    return f"cannot write {path}: {reason}" if path else reason
+
+
+RESUME_HINT = "; run the same command with --resume to play its games again"
+
+
+@contextlib.contextmanager
+def reading(folder, hint=RESUME_HINT):
+    """Around reading a run's results: a damaged manifest, or a Parquet file that does not read back, is one
+    line naming the file (found by reading every file of `folder`), exit 2."""
+    import pyarrow as pa
+    from .storage import RunFolderError, damaged_file
+    try:
+        yield
+    except RunFolderError as e:
+        raise InputError(str(e)) from None
+    except (pa.ArrowException, OSError) as e:
+        bad = damaged_file(folder) if os.path.isdir(folder) else None
+        if bad is None:
+            raise
+        raise InputError(f"{bad[0]} does not read back ({bad[1]}){hint}") from e
+
+
+def writable_folder(path, option):
+    """InputError (one line) unless `path` is, or can be made, a folder this process may write in: checked
+    before any game is played, so a bad --out or --report costs nothing."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{option} {path} is a file, not a folder")
+    parent = os.path.abspath(path)
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise InputError(f"{option} {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK) or _read_only(parent):
+        raise InputError(f"{option} {path}: {parent} is not writable")
+
+
+def _read_only(folder):
+    """True on a file system mounted read-only (where even root cannot write)."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+class Main(click.Group):
+    """The command group; it turns what escapes a command into one line. A bad bot file or a file-system
+    error (a full disk, a read-only folder, a file where a folder should be) is the user's to fix: exit 2.
+    Anything else is a bug of ours: one line naming it, exit 1, and KHASINO_TRACEBACK=1 shows the
+    traceback."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """click's standalone handling, with a usage error (an unknown option, a value of the wrong type) in
+        one line as well: the problem, then where help is."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as e:
+            where = e.ctx.command_path if e.ctx is not None else "khasino"
+            message = " ".join(e.format_message().split())
+            click.echo(f"Error: {message} (`{where} -h` for help)", err=True)
+            sys.exit(e.exit_code)
+        except click.ClickException as e:
+            e.show()
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
+
+    def invoke(self, ctx):
+        from .userbots import UserBotError
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt, SystemExit):
+            raise
+        except UserBotError as e:
+            raise InputError(str(e)) from None
+        except OSError as e:
+            raise InputError(os_problem(e)) from None
+        except Exception as e:
+            if os.environ.get("KHASINO_TRACEBACK"):
+                raise
+            first = str(e).splitlines()[0] if str(e) else ""
+            click.echo(f"internal error: {type(e).__name__}: {first[:300]} (a bug in khasino-sim; please report "
+                       "it; KHASINO_TRACEBACK=1 shows the traceback)", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="khasino-sim")
 def main():
     """khasino-sim: exact, fast simulation of the Cassino family of card games."""
@@ -157,7 +262,7 @@ def show(state_file):
 
 
 def _bots(spec, fmt):
-    from .bots import split_list, BotSpecError
+    from .bots import split_list, check_playable, BotSpecError
     from .runs import expand_bots
     seats = fmt.seats
     try:
@@ -170,6 +275,10 @@ def _bots(spec, fmt):
     if len(names) != seats:
         per_team = f", {fmt.n_teams} (one per team)" if fmt.teams else ""
         raise InputError(f"give one bot{per_team}, or {seats} (one per seat), not {len(names)}")
+    try:
+        check_playable(names, fmt.family)       # a bot file that does not load: one line before anything runs
+    except BotSpecError as e:
+        raise InputError(str(e))
     return names
 
 
@@ -292,8 +401,12 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     except SimulationError as e:
         raise InputError(str(e))
     _check_backend(backend, names, dask)
-    from .storage import read_manifest
-    previous = read_manifest(out) if os.path.isdir(out) else None
+    writable_folder(out, "--out")
+    from .storage import read_manifest, RunFolderError
+    try:
+        previous = read_manifest(out) if os.path.isdir(out) else None
+    except RunFolderError:
+        previous = None             # the run refuses it below (or --force replaces it)
     already = bool(previous and previous.get("complete") and previous.get("spec") == spec.identity()
                    and not force)
     if not dask:
@@ -312,12 +425,17 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
                    err=True)
         sys.exit(130)
+    except OSError as e:          # a full disk, a folder gone read-only: what is done is kept
+        raise InputError(f"{os_problem(e, out)}; finished shards are kept: fix it, then run the same command "
+                         "with --resume") from None
     except RuntimeError as e:     # an engine guard (a scratch bound exceeded: never expected), not bad input
         click.echo(f"Error: {e}", err=True)
         sys.exit(1)
     elapsed = time.time() - started
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
-    click.echo(format_summary(summarize(path), None if already else elapsed,
+    with reading(path):
+        summary = summarize(path)
+    click.echo(format_summary(summary, None if already else elapsed,
                               unit="matches" if spec.matches() and not rounds else "games"))
 
 
@@ -382,6 +500,8 @@ def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, base
     """Benchmark the core for CI: games/s per thread per format and pairing, the reference ratio, and
     figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
     from . import bench as B
+    if json_path:
+        writable_folder(os.path.dirname(os.path.abspath(json_path)), "--json")
     if backend == "cuda":
         _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
         return
@@ -456,15 +576,20 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
     _check_backend(backend, names)
     if out is None:
         out = os.path.join("results", f"tournament-{fmt.name}-{'-'.join(map(_label, names))}-s{seed}-n{games}")
+    writable_folder(out, "--out")
+    if report_dir:
+        writable_folder(report_dir, "--report")
     try:
-        run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
-            log=lambda line: click.echo(line, err=True), backend=backend)
+        with reading(out):
+            run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
+                log=lambda line: click.echo(line, err=True), backend=backend)
     except (TournamentError, ValueError) as e:
         raise InputError(str(e))
-    for line in format_tables(out):
-        click.echo(line)
-    if report_dir:
-        click.echo(f"report     {write_report(out, report_dir) / 'report.md'}")
+    with reading(out):
+        for line in format_tables(out):
+            click.echo(line)
+        if report_dir:
+            click.echo(f"report     {write_report(out, report_dir) / 'report.md'}")
 
 
 @main.command()
@@ -556,17 +681,22 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
     if out is None:
         tag = "-".join(n for n, _ in grid)
         out = os.path.join("results", f"balance-{fmt.name}-{tag}-s{seed}-n{games}")
+    writable_folder(out, "--out")
+    if report_dir:
+        writable_folder(report_dir, "--report")
     try:
-        path = study.run(fmt.name, grid, names, games, seed, out, fixed, workers, shard_size, dask, resume, force,
-                         quiet, command=" ".join(["khasino"] + sys.argv[1:]),
-                         log=None if quiet else (lambda line: click.echo(line, err=True)), backend=backend)
+        with reading(out):
+            path = study.run(fmt.name, grid, names, games, seed, out, fixed, workers, shard_size, dask, resume, force,
+                             quiet, command=" ".join(["khasino"] + sys.argv[1:]),
+                             log=None if quiet else (lambda line: click.echo(line, err=True)), backend=backend)
     except (study.BalanceError, SimulationError) as e:
         raise InputError(str(e))
     except KeyboardInterrupt:
         click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
                    err=True)
         sys.exit(130)
-    summary = study.summarize(path)
+    with reading(path):
+        summary = study.summarize(path)
     click.echo(f"results    {path}")
     click.echo(study.format_summary(summary))
     if report_dir:
@@ -583,8 +713,11 @@ def report(run_dir, report_dir):
     from .report import write
     if not os.path.isdir(run_dir):
         raise InputError(f"{run_dir} is not a folder")
+    report_dir = report_dir or os.path.join(run_dir, "report")
+    writable_folder(report_dir, "--out")
     try:
-        path = write(run_dir, report_dir or os.path.join(run_dir, "report"))
+        with reading(run_dir, "; finish or repair the run with the command that made it and --resume"):
+            path = write(run_dir, report_dir)
     except BalanceError as e:
         raise InputError(str(e))
     click.echo(f"report     {path}")

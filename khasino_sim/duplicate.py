@@ -8,6 +8,7 @@ import numpy as np
 from khasino_sim.kernels import layout as L
 from .engine import bot_id
 from .formats import get_format
+from .userbots import watching
 
 
 def units(fmt):
@@ -28,13 +29,13 @@ def play_deals(fmt, bot_names, root_seed, start, count, workspace=None):
     seeds = seeds_for(root_seed, start, count)
     bots = np.repeat(codes[None, :], count, axis=0)
     rules = fmt.rules_array()
+    with watching(fmt.family):
+        rows = (play_matches if fmt.matches else play_batch)(rules, seeds, bots, ws=workspace)
     if fmt.matches:
-        rows = play_matches(rules, seeds, bots, ws=workspace)
         last = np.r_[np.flatnonzero(np.diff(rows[:, L.G_MATCH])), len(rows) - 1]
         rows = rows[last]
         field, winner = L.SEAT_MATCH_TOTAL, rows[:, L.G_MATCH_WINNER]
     else:
-        rows = play_batch(rules, seeds, bots, ws=workspace)
         field, winner = L.SEAT_SCORE, rows[:, L.G_WINNER]
     first = [unit_of.index(u) for u in range(n_units)]
     scores = np.stack([rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + field] for s in first], axis=1)

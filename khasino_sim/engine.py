@@ -19,6 +19,7 @@ from khasino_sim.kernels.rng import zterm
 from . import kasino_engine
 from .formats import get_format
 from .state_json import StateError, from_json, parse, to_json, k10_order, _seat  # noqa: F401 (re-exported)
+from .userbots import watching
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
 
@@ -455,7 +456,8 @@ def bot_move(state, bot, draw_seed):
     stream = np.array([draw_seed], dtype=np.uint64)
     if fmt.family == "kasino":
         from khasino_sim.kernels.kasino_game import decide_kasino
-        decide_kasino(code, st, rules, p, ws, stream)
+        with watching(fmt.family):
+            decide_kasino(code, st, rules, p, ws, stream)
         _check(ws)
         key = int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
         return next(mv for mv in iter_moves(state) if mv.key == key)
@@ -466,11 +468,13 @@ def bot_move(state, bot, draw_seed):
             rec = _json_move_rec(st, rules, decision)
             ws[L.WS_BEST: L.WS_BEST + L.REC_SIZE] = rec[:L.REC_SIZE]
             mover = int(decision["seat"])
-        option = decide(code, st, rules, p, ws, stream, kind, mover)
+        with watching(fmt.family):
+            option = decide(code, st, rules, p, ws, stream, kind, mover)
         _check(ws)
         key = decision_key(kind, int(option))
         return next(mv for mv in iter_moves(state) if mv.key == key)
-    n = decide(code, st, rules, p, ws, stream, NO_DECISION, -1)
+    with watching(fmt.family):
+        n = decide(code, st, rules, p, ws, stream, NO_DECISION, -1)
     _check(ws)
     if n == 0:
         return legal_moves(state)[0]
@@ -530,8 +534,9 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0, o
     deck = np.zeros(104, dtype=np.int64)
     stats = np.zeros(L.STATS_SIZE, dtype=np.int64)
     trace = np.zeros(4 * fmt.deck, dtype=np.int64)
-    n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check,
-                   np.zeros(1, dtype=np.uint64), leader)
+    with watching(fmt.family):
+        n = _play_game(rules, np.uint64(seed), bot_ids, st, deck, _workspace(), stats, trace, check,
+                       np.zeros(1, dtype=np.uint64), leader)
     if stats[L.G_OVERFLOW]:
         raise EngineError(f"game {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {
@@ -555,13 +560,14 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
     bots = np.asarray(bots)
     if bots.dtype.kind in "US":
         bots = np.vectorize(bot_id)(bots)
-    if fmt.family == "kasino":  # single rounds: round 1 of the match with that seed (N7)
-        from khasino_sim.kernels.kasino_game import play_kasino_matches
-        return play_kasino_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, nrounds=1)
-    if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
-        from khasino_sim.kernels.game import play_matches
-        return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
-    return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)
+    with watching(fmt.family):
+        if fmt.family == "kasino":  # single rounds: round 1 of the match with that seed (N7)
+            from khasino_sim.kernels.kasino_game import play_kasino_matches
+            return play_kasino_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, nrounds=1)
+        if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
+            from khasino_sim.kernels.game import play_matches
+            return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
+        return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)
 
 
 def _bot_ids(fmt, bots):
@@ -590,11 +596,12 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
     trace = np.zeros(4 * fmt.deck, dtype=np.int64)
     args = (rules, np.uint64(seed), round, _bot_ids(fmt, bots), st, np.zeros(104, dtype=np.int64), _workspace(),
             row, prev, check, np.zeros(1, dtype=np.uint64), trace)
-    if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team; `rounds` the match length
-        from khasino_sim.kernels.kasino_game import play_kasino_round
-        n = play_kasino_round(*args, rounds or fmt.match_rounds)
-    else:
-        n = play_dealt_round(*args)
+    with watching(fmt.family):
+        if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team; `rounds` the match length
+            from khasino_sim.kernels.kasino_game import play_kasino_round
+            n = play_kasino_round(*args, rounds or fmt.match_rounds)
+        else:
+            n = play_dealt_round(*args)
     if row[L.G_OVERFLOW]:
         raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),
@@ -608,9 +615,11 @@ def play_match(fmt_name, seed, bots, options=None, check=True, rounds=None):
     `match_total`), "totals", "winner" (the winning seat; the team, 0 = seats 0+2, in cassino-4p)}."""
     from khasino_sim.kernels.game import play_matches
     fmt = _format(fmt_name, options)
-    if fmt.family == "kasino":      # N7: `rounds` rounds (default the format's), the lowest total wins
-        return kasino_engine.play_match(fmt, seed, _bot_ids(fmt, bots), rounds, check, seat_stats)
-    rows = play_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), _bot_ids(fmt, bots)[None, :], check)
+    ids = _bot_ids(fmt, bots)
+    with watching(fmt.family):
+        if fmt.family == "kasino":      # N7: `rounds` rounds (default the format's), the lowest total wins
+            return kasino_engine.play_match(fmt, seed, ids, rounds, check, seat_stats)
+        rows = play_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), ids[None, :], check)
     rounds = [seat_stats(r, fmt.seats) for r in rows]
     return {"rounds": rounds, "totals": [s["match_total"] for s in rounds[-1]],
             "winner": int(rows[-1, L.G_MATCH_WINNER]), "bad": int(rows[:, L.G_BAD].sum()),

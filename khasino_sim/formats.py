@@ -6,6 +6,7 @@ move generator (python-chess's variant registry is the model).
 from dataclasses import dataclass, field, fields, replace
 import hashlib
 import json
+import re
 
 import numpy as np
 
@@ -182,6 +183,14 @@ CASSINO_OPTIONS = {
     "sweeps": (bool, "C1: 1 point per capture that clears the table"),
 }
 MAX_MATCH_ROUNDS = 120     # N7 matches: 120 rounds keep a match's turns (uint16) and totals (int16) in range
+SCORE_LIMIT = 32_767      # a state's match totals and tabbe points at most this far from 0: the results' int16 columns
+# the integer options' ranges, and what their values mean
+INT_RANGES = {"max_builds_owned": (0, L.MAX_VALUE), "change_mode": (0, 1), "next_deal_leader": (0, 2),
+              "tabbe_value": (1, 50), "match_rounds": (1, MAX_MATCH_ROUNDS)}
+INT_MEANING = {"max_builds_owned": f"0 = unlimited; no seat can own more than {L.MAX_VALUE} builds, one per value",
+               "change_mode": "0 = two-card simple build, 1 = any simple build",
+               "next_deal_leader": "0 the same leader, 1 the lead passes on, 2 the last capturer",
+               "tabbe_value": "a tabbe's points", "match_rounds": "rounds per match, a multiple of the seats"}
 KASINO_OPTIONS = {
     "match_rounds": (int, "N7: rounds per match, a positive multiple of the number of seats"),
     "compulsory_tabbe": (bool, "N3: a card that can clear the table must be played to clear it (false: "
@@ -214,17 +223,13 @@ def with_options(fmt, settings):
             else:
                 raise ValueError(f"option {name} takes true or false, not {raw!r}")
         else:
-            try:
-                value = int(text)
-            except ValueError:
-                raise ValueError(f"option {name} takes an integer, not {raw!r}") from None
-            if value < 0 or (name == "change_mode" and value > 1):
-                raise ValueError(f"option {name} cannot be {value}")
-            if name == "next_deal_leader" and value > 2:
-                raise ValueError(f"option next_deal_leader is 0 (the same leader), 1 (the lead passes on) or 2 "
-                                 f"(the last capturer), not {value}")
-            if name == "tabbe_value" and not 1 <= value <= 50:
-                raise ValueError(f"option tabbe_value must be in 1..50, not {value}")
+            if isinstance(raw, bool) or not (isinstance(raw, int) or re.fullmatch(r"[+-]?\d{1,18}", text)):
+                shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
+                raise ValueError(f"option {name} takes an integer, not {shown}")
+            value = int(text)
+            lo, hi = INT_RANGES[name]
+            if not lo <= value <= hi:
+                raise ValueError(f"option {name} must be in {lo}..{hi} ({INT_MEANING[name]}), not {value}")
             if name == "match_rounds" and (value < 1 or value % fmt.seats or value > MAX_MATCH_ROUNDS):
                 raise ValueError(f"option match_rounds must be a multiple of {fmt.seats} (N7) from {fmt.seats} "
                                  f"to {MAX_MATCH_ROUNDS}, not {value}")

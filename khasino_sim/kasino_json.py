@@ -8,6 +8,7 @@ import numpy as np
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
 from khasino_sim.kernels.multiset import FACE_CARDS, card_of_id
+from .formats import MAX_MATCH_ROUNDS, SCORE_LIMIT
 
 
 def multiset_names(lo, hi):
@@ -46,18 +47,19 @@ def to_json(st, fmt):
     }
 
 
-def _int(d, key, default, error):
+def _int(d, key, default, error, lo, hi):
     value = d.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise error(f"state field {key!r} must be an integer, not {json.dumps(value)}")
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        from .state_json import brief
+        raise error(f"state field {key!r} must be an integer in {lo}..{hi}, not {brief(value)}")
     return value
 
 
-def _int_list(d, key, n, default, error):
+def _int_list(d, key, n, default, error, limit):
     value = d.get(key, default)
     if not isinstance(value, list) or len(value) != n or \
-            any(isinstance(x, bool) or not isinstance(x, int) for x in value):
-        raise error(f"state field {key!r} must be a list of {n} integers (one per seat)")
+            any(isinstance(x, bool) or not isinstance(x, int) or abs(x) > limit for x in value):
+        raise error(f"state field {key!r} must be a list of {n} integers in -{limit}..{limit} (one per seat)")
     return value
 
 
@@ -76,7 +78,8 @@ class _Counts:
             try:
                 c = parse_card(text)
             except ValueError:
-                raise self.error(f"unknown card {json.dumps(text)} in {where}") from None
+                from .state_json import brief
+                raise self.error(f"unknown card {brief(text)} in {where}") from None
             self.count[c] += 1
             if self.count[c] > 2:
                 raise self.error(f"card {card_name(c)} appears more than twice (the double deck holds two)")
@@ -102,18 +105,18 @@ def parse(d, fmt, error, field, seat):
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     counts = _Counts(error)
     dealer = seat(d.get("dealer", seats - 1), seats, "dealer")
-    rnd = _int(d, "round", 1, error)
-    rounds = _int(d, "rounds", fmt.match_rounds, error)
-    if rnd < 1:
-        raise error(f"round must be 1 or more, not {rnd}")
-    if rounds < 1 or rounds % seats:
+    rounds = _int(d, "rounds", fmt.match_rounds, error, 1, MAX_MATCH_ROUNDS)
+    if rounds % seats:
         raise error(f"rounds must be a positive multiple of {seats} (N7), not {rounds}")
-    scores = _int_list(d, "scores", seats, [0] * seats, error)
+    rnd = _int(d, "round", 1, error, 1, rounds)         # N7: a round of this match
+    scores = _int_list(d, "scores", seats, [0] * seats, error, SCORE_LIMIT)
     tabbe = d.get("tabbe", [[0, 0]] * seats)
     if not isinstance(tabbe, list) or len(tabbe) != seats or any(
-            not isinstance(t, list) or len(t) != 2 or any(isinstance(x, bool) or not isinstance(x, int) for x in t)
+            not isinstance(t, list) or len(t) != 2 or any(isinstance(x, bool) or not isinstance(x, int)
+                                                          or abs(x) > SCORE_LIMIT for x in t)
             for t in tabbe):
-        raise error(f"tabbe must be {seats} pairs [plus, minus] (one per seat)")
+        raise error(f"tabbe must be {seats} pairs [plus, minus] of integers in -{SCORE_LIMIT}..{SCORE_LIMIT} "
+                    "(one per seat)")
     for s, (plus, minus) in enumerate(tabbe):
         if plus < 0 or minus > 0:
             raise error(f"tabbe of seat {s} must be [plus >= 0, minus <= 0], not {[plus, minus]}")

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from khasino_sim.kernels import layout as L
-from . import ENGINE_VERSION, __version__, storage
+from . import ENGINE_VERSION, __version__, storage, userbots
 from .formats import FORMATS, get_format, with_options, options_of
 
 CHUNK = 2000          # games per compiled call: the granularity of progress and of Ctrl-C
@@ -222,6 +222,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
                 rows = play_matches(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, single=spec.rounds == 1)
             else:
                 rows = play_batch(rules, seeds, bot_ids[codes], ws=_LOCAL.ws, series=spec.series)
+            userbots.check_faults(fmt.family)     # a bot file's score function failed: stop (one line)
             if rows[:, L.G_OVERFLOW].any():
                 i = np.flatnonzero(rows[:, L.G_OVERFLOW])[0]
                 bad = int(start + lo + (rows[i, L.G_MATCH] if matches else i))
@@ -292,7 +293,7 @@ def warm_up(spec):
     return time.time() - t
 
 
-def _prepare_out(out, spec, resume, force):
+def _prepare_out(out, spec, resume, force, log=None):
     """Check and set up the output folder; returns the shards already done."""
     out = Path(out)
     try:
@@ -302,15 +303,27 @@ def _prepare_out(out, spec, resume, force):
         probe.unlink()
     except OSError as e:
         raise SimulationError(f"cannot write to output folder {out}: {e.strerror or e}")
-    manifest = storage.read_manifest(out)
+    try:
+        manifest = storage.read_manifest(out)
+    except storage.RunFolderError as e:
+        if not force:
+            raise SimulationError(f"{e}; use --force to start the run again") from None
+        manifest = None
     if manifest is not None and not force:
         if manifest.get("spec") != spec.identity():
             raise SimulationError(f"{out} holds another run's output (use --force to replace it, or another --out)")
-        if manifest.get("complete"):
+        if manifest.get("complete") and not resume:
             return {k for k, _, _ in spec.shards()}, manifest
         if not resume:
             raise SimulationError(f"{out} holds an unfinished run: add --resume to finish it, or --force")
         storage.clean_partial(out)
+        removed = storage.drop_damaged_shards(out, spec.shards(), len(spec.bots), spec.matches())
+        for k, path, problem in removed:
+            if log is not None:
+                log(f"shard {k}: {path} does not read back ({problem}); playing it again")
+        if removed and manifest.get("complete"):
+            manifest.update(complete=False)
+            storage.write_manifest(out, manifest)
         return storage.done_shards(out), manifest
     if manifest is None and any(out.iterdir()) and not force:
         raise SimulationError(f"{out} is not empty and holds no khasino run (use --force, or another --out)")
@@ -320,6 +333,10 @@ def _prepare_out(out, spec, resume, force):
     for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
         (out / sub).mkdir()
     return set(), None
+
+
+def _stderr(line):
+    print(line, file=sys.stderr)
 
 
 def _progress_bar(total, initial, quiet):
@@ -372,7 +389,7 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
                      True, command, series=series, rounds=rounds, tags=tags, backend=backend)
             return load(tmp)
     out = Path(out)
-    done, manifest = _prepare_out(out, spec, resume, force)
+    done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
     todo = [s for s in spec.shards() if s[0] not in done]
     started = time.time()
     if manifest is None or not manifest.get("complete"):
@@ -380,6 +397,7 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
                                      "rules_hash": spec.fmt().rules_hash(), "command": command,
                                      "shards": len(spec.shards())})
     played = 0
+    userbots.clear_faults()
     if todo:
         spec_dict = spec.identity()
         if dask:

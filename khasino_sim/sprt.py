@@ -19,6 +19,7 @@ import numpy as np
 
 PAIR_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)      # A's pair score / 2
 REGULARISE = 1e-3
+MAX_ELO = 2000.0        # past it a score is 1 - 1e-5 or more: no test of that is meant
 
 
 def expected_score(elo):
@@ -40,6 +41,10 @@ class SPRT:
     counts: list = field(default_factory=lambda: [0] * 5)
 
     def __post_init__(self):
+        for name in ("elo0", "elo1"):
+            value = getattr(self, name)
+            if not math.isfinite(value) or abs(value) > MAX_ELO:
+                raise ValueError(f"{name} must be a finite Elo difference in -{MAX_ELO:g}..{MAX_ELO:g}, not {value:g}")
         if not 0 < self.alpha < 0.5 or not 0 < self.beta < 0.5:
             raise ValueError("alpha and beta must lie in (0, 0.5)")
         if self.elo1 <= self.elo0:
@@ -100,6 +105,10 @@ def parse_sprt(text):
         try:
             out[key] = float(value)
         except ValueError:
-            raise ValueError(f"--sprt {key} must be a number, not {value!r}") from None
+            raise ValueError(f"--sprt {key} must be a number, not {value.strip()[:40]!r}") from None
+    missing = [k for k in ("elo0", "elo1") if k not in out]
+    if missing:
+        raise ValueError(f"--sprt needs both elo0 and elo1 (the two hypotheses), e.g. elo0=0,elo1=10; "
+                         f"{' and '.join(missing)} missing")
     SPRT(**out)         # validates
     return out

@@ -4,16 +4,92 @@ Every problem with a state is a `StateError` whose message is one line naming it
 exits 2).
 """
 import json
+import re
 
 import numpy as np
 
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
-from .formats import FORMATS, get_format
+from .formats import FORMATS, SCORE_LIMIT, get_format
 
 
 class StateError(ValueError):
     """A JSON state that is malformed or impossible; the message names the problem in one line."""
+
+
+# Bounds on what a state's text may be, so that no input makes the reader hang, recurse or overflow: a real
+# state is a few kilobytes, nested five deep (state, table, builds, a build, its groups), its integers small.
+MAX_STATE_BYTES = 1 << 20
+MAX_DEPTH = 16
+MAX_DIGITS = 18             # every integer of a state fits an int64 (and a JSON number that long is no state's)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def read_text(stream):
+    """The text of a state from a binary stream (a file, stdin), at most MAX_STATE_BYTES of UTF-8."""
+    data = stream.read(MAX_STATE_BYTES + 1)
+    if len(data) > MAX_STATE_BYTES:
+        raise StateError(f"larger than {MAX_STATE_BYTES >> 20} MiB; a state is a few kilobytes")
+    return decode(data)
+
+
+def decode(data):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise StateError(f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start}") from None
+
+
+def _json_int(text):
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise StateError(f"an integer of {len(text.lstrip('-'))} digits; a state's integers have at most "
+                         f"{MAX_DIGITS}")
+    return int(text)
+
+
+def _json_constant(name):
+    raise StateError(f"{name} is not a JSON number (a state's numbers are integers)")
+
+
+def loads(text):
+    """JSON text as Python values, refusing what no state can be: over MAX_STATE_BYTES, nested deeper than
+    MAX_DEPTH, an integer of more than MAX_DIGITS digits, NaN or Infinity."""
+    if isinstance(text, (bytes, bytearray)):
+        text = decode(bytes(text))
+    if len(text) > MAX_STATE_BYTES:
+        raise StateError(f"the state is larger than {MAX_STATE_BYTES >> 20} MiB; a state is a few kilobytes")
+    depth = deepest = 0
+    for ch in _STRING.sub('""', text):
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > MAX_DEPTH:
+                    raise StateError(f"JSON nested more than {MAX_DEPTH} deep; a state is nested 5 deep")
+        elif ch in "]}":
+            depth -= 1
+    try:
+        return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+    except json.JSONDecodeError as e:
+        raise StateError(f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    except RecursionError:
+        raise StateError(f"JSON nested more than {MAX_DEPTH} deep") from None
+
+
+def bounded(value, lo, hi, what):
+    """`value` if it is an integer in lo..hi, else StateError naming `what`."""
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise StateError(f"{what} must be an integer in {lo}..{hi}, not {brief(value)}")
+    return value
+
+
+def brief(value, width=40):
+    """A value from a state as JSON text for a message, cut to `width` characters."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = type(value).__name__
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def k10_order(mask):
@@ -75,8 +151,8 @@ def _field(d, key, kind, where="state"):
     if key not in d:
         raise StateError(f"{where} has no {key!r}")
     value = d[key]
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise StateError(f"{where} field {key!r} must be an integer, not {json.dumps(value)}")
+    if kind is int and (isinstance(value, bool) or not isinstance(value, int) or abs(value) >= 2**63):
+        raise StateError(f"{where} field {key!r} must be an integer, not {brief(value)}")
     if kind is list and not isinstance(value, list):
         raise StateError(f"{where} field {key!r} must be a list")
     if kind is dict and not isinstance(value, dict):
@@ -89,7 +165,7 @@ def _seat(value, seats, what, allow_none=False):
         return -1
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < seats:
         raise StateError(f"{what} must be a seat 0..{seats - 1}{' or null' if allow_none else ''}, "
-                         f"not {json.dumps(value)}")
+                         f"not {brief(value)}")
     return value
 
 
@@ -108,7 +184,7 @@ class _Cards:
             try:
                 c = parse_card(text)
             except ValueError:
-                raise StateError(f"unknown card {json.dumps(text)} in {where}") from None
+                raise StateError(f"unknown card {brief(text)} in {where}") from None
             if c >= self.deck:
                 raise StateError(f"card {text} in {where} is not in the {self.deck}-card deck")
             if c in self.where:
@@ -132,16 +208,13 @@ def parse(d):
     """Validate a JSON state (dict or JSON text) and return (format, state vector, decision): the decision
     is None, or the JSON object of a pending decision (4p: its structure checked; a Stay's move is checked
     against the legal moves by the engine)."""
-    if isinstance(d, (str, bytes)):
-        try:
-            d = json.loads(d)
-        except json.JSONDecodeError as e:
-            raise StateError(f"malformed JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    if isinstance(d, (str, bytes, bytearray)):
+        d = loads(d)
     if not isinstance(d, dict):
         raise StateError("a state must be a JSON object")
     name = _field(d, "format", str)
     if not isinstance(name, str) or name not in FORMATS:
-        raise StateError(f"unknown format {json.dumps(name)} (known: {', '.join(sorted(FORMATS))})")
+        raise StateError(f"unknown format {brief(name)} (known: {', '.join(sorted(FORMATS))})")
     fmt = get_format(name)
     fmt = _options(d, fmt)
     if fmt.family == "kasino":
@@ -368,14 +441,14 @@ def _team_fields(d, fmt, st, hand_masks):
     (lead or Stay, structure only). Returns the decision object or None."""
     teams = d.get("teams")
     if teams is not None and teams != [list(t) for t in fmt.teams]:
-        raise StateError(f"teams must be {[list(t) for t in fmt.teams]} in {fmt.name}, not {json.dumps(teams)}")
+        raise StateError(f"teams must be {[list(t) for t in fmt.teams]} in {fmt.name}, not {brief(teams)}")
     promises = _promise_lists(d, fmt)
     if promises is not None:
         for s, vals in enumerate(promises):
             for v in vals:
                 if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= fmt.max_build_value:
                     raise StateError(f"promises of seat {s} must be build values 1..{fmt.max_build_value}, "
-                                     f"not {json.dumps(v)}")
+                                     f"not {brief(v)}")
                 if not hand_masks[s] >> (4 * (v - 1)) & 15:
                     raise StateError(f"seat {s} has an open promise of {v} but holds no card of value {v} "
                                      f"(P13: he keeps the card he promised)")
@@ -433,9 +506,9 @@ def _options(d, fmt):
             raise StateError(f"unknown rule option {name!r} for {fmt.name}{hint} "
                              f"(options: {', '.join(state_options(fmt))})")
         if kinds[name][0] is bool and not isinstance(value, bool):
-            raise StateError(f"option {name} must be true or false, not {json.dumps(value)}")
+            raise StateError(f"option {name} must be true or false, not {brief(value)}")
         if kinds[name][0] is int and (isinstance(value, bool) or not isinstance(value, int)):
-            raise StateError(f"option {name} must be an integer, not {json.dumps(value)}")
+            raise StateError(f"option {name} must be an integer, not {brief(value)}")
         if value != getattr(fmt, name):
             changes[name] = value
     try:
@@ -449,15 +522,12 @@ def _cassino_fields(d, fmt, st):
     round's), each optional (dealer: the last seat, round 1, zeros)."""
     seats = fmt.seats
     st[L.S_DEALER] = _seat(d.get("dealer", seats - 1), seats, "dealer")
-    rnd = d.get("round", 1)
-    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
-        raise StateError(f"round must be a positive integer, not {json.dumps(rnd)}")
-    st[L.S_ROUND] = rnd
-    for key, base in (("scores", L.S_SCORES), ("sweeps", L.S_SWEEPS)):
+    st[L.S_ROUND] = bounded(d.get("round", 1), 1, SCORE_LIMIT, "round")
+    for key, base, top in (("scores", L.S_SCORES, SCORE_LIMIT), ("sweeps", L.S_SWEEPS, fmt.deck)):
         vals = d.get(key, [0] * seats)
         if not isinstance(vals, list) or len(vals) != seats or \
-                any(isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in vals):
-            raise StateError(f"{key} must hold {seats} non-negative integers (one per seat)")
+                any(isinstance(x, bool) or not isinstance(x, int) or not 0 <= x <= top for x in vals):
+            raise StateError(f"{key} must hold {seats} integers in 0..{top} (one per seat)")
         if key == "sweeps" and any(vals) and not fmt.sweeps:
             raise StateError("sweeps are counted only with the sweeps option (C1)")
         if key == "scores" and fmt.teams and any(vals[s] != vals[t[0]] for t in fmt.teams for s in t):
@@ -470,7 +540,7 @@ def _cassino_team_fields(d, fmt):
     teams = d.get("teams")
     want = [list(t) for t in fmt.teams] if fmt.teams else None
     if teams is not None and teams != want:
-        raise StateError(f"teams must be {want} in {fmt.name}, not {json.dumps(teams)}" if want else
+        raise StateError(f"teams must be {want} in {fmt.name}, not {brief(teams)}" if want else
                          f"{fmt.name} has no teams")
     if d.get("promises") not in (None, [[]] * fmt.seats, []):
         if any(d.get("promises")):

@@ -378,9 +378,67 @@ def clean_partial(out):
                 p.unlink()
 
 
-def read_manifest(out):
-    p = Path(out) / MANIFEST
-    return json.loads(p.read_text()) if p.exists() else None
+class RunFolderError(ValueError):
+    """A run folder whose files are damaged (a garbage manifest, a shard that does not read back); one line."""
+
+
+def read_manifest(out, name=MANIFEST):
+    """The manifest `name` of a run folder (a run's, a study's, a tournament's), None if the folder has none;
+    RunFolderError if it is not a manifest (not JSON, not an object)."""
+    p = Path(out) / name
+    if not p.exists():
+        return None
+    try:
+        manifest = json.loads(p.read_bytes().decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise RunFolderError(f"{p} is damaged: not JSON ({str(e).splitlines()[0][:80]})") from None
+    if not isinstance(manifest, dict):
+        raise RunFolderError(f"{p} is damaged: not a run manifest (a JSON object)")
+    return manifest
+
+
+def file_problem(path, rows=None):
+    """None if the Parquet file at `path` reads back whole (every page decoded) with `rows` rows (any number if
+    None); else what is wrong with it, in a few words."""
+    try:
+        n = pq.ParquetFile(path).read().num_rows
+    except (pa.ArrowException, OSError) as e:
+        text = str(e).strip().splitlines()
+        return text[0][:120] if text else type(e).__name__
+    if rows is not None and n != rows:
+        return f"{n} rows where {rows} were written"
+    return None
+
+
+def damaged_file(folder):
+    """(path, problem) of the first Parquet file under `folder` that does not read back, or None."""
+    for path in sorted(Path(folder).rglob("part-*.parquet")):
+        problem = file_problem(path)
+        if problem:
+            return path, problem
+    return None
+
+
+def drop_damaged_shards(out, shards, seats, rounds):
+    """Verify the shards a resumed run would keep: every file of shard k (games: `count` rows, seats: count *
+    seats, rounds: readable) must read back whole. A shard that does not is removed (its games file first, so
+    it is no longer done) and played again. Returns the shards removed, as (shard, path, problem)."""
+    out = Path(out)
+    removed = []
+    done = done_shards(out)
+    for k, _, count in shards:
+        if k not in done:
+            continue
+        expect = {GAMES: count, SEATS: count * seats, **({ROUNDS: None} if rounds else {})}
+        for sub, rows in expect.items():
+            path = out / sub / part_name(k)
+            problem = file_problem(path, rows) if path.exists() else "missing"
+            if problem:
+                removed.append((k, path, problem))
+                for s in (GAMES, SEATS, ROUNDS):
+                    (out / s / part_name(k)).unlink(missing_ok=True)
+                break
+    return removed
 
 
 def write_manifest(out, manifest):

@@ -21,6 +21,9 @@ import numpy as np
 
 from .formats import get_format, with_options
 from .duplicate import units
+from . import storage
+
+META = "tournament.json"      # the manifest: format, bots, deals, seed, options and the seat assignments
 
 MAX_ASSIGNMENTS = 720
 
@@ -48,11 +51,21 @@ def _runs(out):
     return sorted(Path(out).glob("assignment-*"))
 
 
+def _meta(out):
+    """The tournament's manifest (RunFolderError, one line, if it is missing or damaged)."""
+    meta = storage.read_manifest(out, META)
+    if meta is None:
+        raise storage.RunFolderError(f"{Path(out) / META} is missing: {out} holds no tournament")
+    if not {"format", "bots", "games", "assignments"} <= set(meta):
+        raise storage.RunFolderError(f"{Path(out) / META} is damaged: not a tournament's manifest")
+    return meta
+
+
 def run(format, bots, games, seed=0, out="results/tournament", options=None, workers=None, resume=False,
         force=False, log=None, backend="cpu"):
     """Play the tournament into `out` (`backend` "cuda": on this machine's GPU, the same games); returns the
     path. Raises TournamentError on bad input."""
-    from .runs import simulate, SimulationError
+    from .runs import simulate, validate, RunSpec, SimulationError
     fmt = get_format(format)
     if options:
         fmt = with_options(fmt, options)
@@ -60,12 +73,18 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
     if len(set(bots)) != len(bots):
         raise TournamentError(f"each bot once, not {','.join(bots)}")
     plan = assignments(fmt, len(bots))
+    for a in plan:          # every assignment's run is valid before anything is written or played
+        try:
+            validate(RunSpec(format=fmt.name, games=int(games), bots=tuple(bots[j] for j in a), seed=int(seed),
+                             rotate=False, options=dict(options or {})))
+        except SimulationError as e:
+            raise TournamentError(str(e)) from None
     out = Path(out)
     meta = {"format": fmt.name, "bots": bots, "games": int(games), "seed": int(seed), "options": options or {},
             "assignments": [list(a) for a in plan]}
-    meta_path = out / "tournament.json"
+    meta_path = out / META
     if meta_path.exists() and not force:
-        old = json.loads(meta_path.read_text())
+        old = _meta(out)
         if old != meta:
             raise TournamentError(f"{out} holds another tournament (use --force to replace it)")
         if not resume:
@@ -87,7 +106,7 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
 def results(out):
     """Per deal, entrant pair and assignment: the pairwise results as arrays (deal, a, b, result for a)."""
     import pandas as pd
-    meta = json.loads((Path(out) / "tournament.json").read_text())
+    meta = _meta(out)
     fmt = get_format(meta["format"])
     n, unit_of = units(fmt)
     first = [unit_of.index(u) for u in range(n)]
@@ -133,7 +152,7 @@ def crosstable(out):
 def unit_scores(out):
     """Per assignment, its entrants per unit and the (deals, units) scores, deals in order."""
     import pandas as pd
-    meta = json.loads((Path(out) / "tournament.json").read_text())
+    meta = _meta(out)
     n, unit_of = units(get_format(meta["format"]))
     first = [unit_of.index(u) for u in range(n)]
     for i, a in enumerate(meta["assignments"]):
@@ -149,7 +168,7 @@ def ratings(out):
     assignment; equal scores share a rank). With an entrant on several units of one game (fewer entrants than
     units), the pairwise Bradley-Terry fit."""
     from openskill.models import BradleyTerryFull, PlackettLuce
-    meta = json.loads((Path(out) / "tournament.json").read_text())
+    meta = _meta(out)
     fmt = get_format(meta["format"])
     n, _ = units(fmt)
     if n > 2 and all(len(set(a)) == n for a in meta["assignments"]):
@@ -178,7 +197,7 @@ def ratings(out):
 
 def format_tables(out):
     """The crosstable and ratings as terminal lines."""
-    meta = json.loads((Path(out) / "tournament.json").read_text())
+    meta = _meta(out)
     bots = meta["bots"]
     ct = crosstable(out)
     width = max(8, *(len(b) for b in bots)) + 2
@@ -208,7 +227,7 @@ def write_report(out, report):
     import pandas as pd
     report = Path(report)
     report.mkdir(parents=True, exist_ok=True)
-    meta = json.loads((Path(out) / "tournament.json").read_text())
+    meta = _meta(out)
     bots = meta["bots"]
     ct = crosstable(out)
     rows = [{"bot": a, "opponent": b, "score_rate": m, "low": lo, "high": hi, "deals": n}

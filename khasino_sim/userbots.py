@@ -15,9 +15,13 @@ its card sets are multisets of two words, `lo` (every card present) and `hi` (th
 a move's `points` are the card points it takes, tabbe included (the fewer the better: misère). Card ids are
 4 * rank + suit (A = 0, suits C D H S), as a mask bit 1 << id. Examples: examples/my_bot.py,
 examples/my_kasino_bot.py."""
+import contextlib
 import ctypes
 import importlib.util
+import inspect
 import os
+import threading
+import traceback
 
 import numpy as np
 
@@ -44,12 +48,192 @@ KINDS = dict(zip(L.KIND_NAMES, range(len(L.KIND_NAMES))))
 VIEWS = {"khasino": VIEW, "cassino": VIEW, "kasino": KASINO_VIEW}
 MOVES = {"khasino": MOVE, "cassino": MOVE, "kasino": KASINO_MOVE}
 
-_LOADED = {}        # absolute path -> (address, the callback object kept alive)
+# a bot's fault buffer: a flag, then the view and the move record of the first call that failed
+FAULT_FLAG, FAULT_VIEW = 0, 1
+FAULT_MOVE = FAULT_VIEW + L.OBS_SIZE
+FAULT_SIZE = FAULT_MOVE + L.REC_SIZE
 _PROTO = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64))
 
 
 class UserBotError(ValueError):
-    """A bot file that cannot be used; the message is one line."""
+    """A bot file that cannot be used, or a score function that failed; the message is one line."""
+
+
+class _Bot:
+    """A loaded bot file: its score function, the C entry point the game loop calls, and its fault buffer.
+
+    A score function that raises or returns something other than an integer is a fault: the first one is kept
+    (the message, the seat's view and the move it was scoring), every later call returns 0 at once without
+    calling the function, and `check_faults` raises it as one UserBotError when the compiled call returns, so
+    a run stops at the end of the chunk it was playing instead of going on with a broken bot."""
+
+    def __init__(self, path, fn):
+        self.path, self.fn = path, fn
+        self.fault = np.zeros(FAULT_SIZE, dtype=np.int64)
+        self.message = None             # a Python function's fault, as text
+        self.lock = threading.Lock()
+        compiled = hasattr(fn, "py_func")
+        _check_arguments(fn.py_func if compiled else fn, path)
+        self.address, self.keep = self._compiled() if compiled else self._python()
+
+    def record(self, view, move, message=None):
+        with self.lock:
+            if not self.fault[FAULT_FLAG]:
+                self.fault[FAULT_VIEW: FAULT_MOVE] = view
+                self.fault[FAULT_MOVE:] = move
+                self.message = message
+                self.fault[FAULT_FLAG] = 1
+
+    def _python(self):
+        """A plain Python score function as a ctypes callback (the GIL is taken for each call)."""
+        fn, fault = self.fn, self.fault
+
+        def callback(view_ptr, move_ptr):
+            if fault[FAULT_FLAG]:
+                return 0
+            view = np.ctypeslib.as_array(view_ptr, (L.OBS_SIZE,))
+            move = np.ctypeslib.as_array(move_ptr, (L.REC_SIZE,))
+            try:
+                return integer_score(fn(view, move))
+            except BaseException as e:  # the user's code (sys.exit too): kept and reported once (check_faults)
+                self.record(view, move, _describe_exception(e, self.path))
+                return 0
+        cb = _PROTO(callback)
+        return ctypes.cast(cb, ctypes.c_void_p).value, cb
+
+    def _compiled(self):
+        """A numba.njit score function, compiled again with bounds checks, inside a cfunc that keeps its
+        first fault: an exception (an index out of bounds among them) sets the fault buffer instead of
+        printing a traceback per call or reading past the view."""
+        from numba import cfunc, carray, njit, types
+        from khasino_sim.kernels.userbot import int64_pointer
+        options = {k: v for k, v in self.fn.targetoptions.items() if k not in ("nopython", "cache")}
+        checked = njit(**{**options, "boundscheck": True})(self.fn.py_func)
+        arg = types.Array(types.int64, 1, "C")
+        try:
+            checked.compile((arg, arg))
+        except Exception as e:
+            raise UserBotError(f"bot file {self.path}: score(view, move) does not compile as int64 "
+                               f"score(int64[], int64[]): {_first_line(e)}") from None
+        returns = checked.nopython_signatures[0].return_type
+        if not isinstance(returns, (types.Integer, types.Boolean)):
+            raise UserBotError(f"bot file {self.path}: score(view, move) returns {returns}; it must return an "
+                               "integer")
+        at = self.fault.ctypes.data
+        obs, rec = L.OBS_SIZE, L.REC_SIZE
+
+        def wrapper(view_ptr, move_ptr):
+            fault = carray(int64_pointer(at), (FAULT_SIZE,))
+            if fault[FAULT_FLAG] != 0:
+                return 0
+            view = carray(view_ptr, (obs,))
+            move = carray(move_ptr, (rec,))
+            score = 0
+            try:
+                score = checked(view, move)
+            except Exception:
+                if fault[FAULT_FLAG] == 0:
+                    fault[FAULT_VIEW: FAULT_VIEW + obs] = view
+                    fault[FAULT_MOVE: FAULT_MOVE + rec] = move
+                    fault[FAULT_FLAG] = 1
+                return 0
+            return score
+        cb = cfunc(types.int64(types.CPointer(types.int64), types.CPointer(types.int64)))(wrapper)
+        return cb.address, cb
+
+    def fault_message(self, family):
+        """The kept fault as one line: the file, the function, the error and the position."""
+        view = self.fault[FAULT_VIEW: FAULT_MOVE].copy()
+        move = self.fault[FAULT_MOVE:].copy()
+        what = self.message
+        if what is None:                # a compiled function's: run the Python source on the same input
+            try:
+                what = _describe_return(self.fn.py_func(view.copy(), move.copy()))
+            except Exception as e:
+                what = _describe_exception(e, self.path)
+            if what is None:
+                what = "raised an exception in compiled code (remove @njit to see it in Python)"
+        return (f"bot file {self.path}: score(view, move) {what}, scoring {describe_position(view, move, family)}; "
+                "the run stopped")
+
+
+_LOADED = {}        # absolute path -> _Bot
+
+
+class _BadScore(Exception):
+    """A score function returned something other than an int64 integer; the message says what."""
+
+
+def integer_score(value):
+    """A score as an int64, or _BadScore naming what the function returned instead."""
+    problem = _describe_return(value)
+    if problem:
+        raise _BadScore(problem)
+    return int(value)
+
+
+def _describe_return(value):
+    """'returned X (type), not an integer' for a bad score, or None for a good one."""
+    if isinstance(value, (bool, np.bool_, int, np.integer)):
+        if -2**63 <= int(value) < 2**63:
+            return None
+        return f"returned {_short(value)}, outside the int64 range"
+    return f"returned {_short(value)} ({type(value).__name__}), not an integer"
+
+
+def _short(value, width=40):
+    return _clip(repr(value), width)
+
+
+def _clip(text, width):
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _first_line(e):
+    lines = [x for x in str(e).splitlines() if x.strip()]
+    return _clip(lines[0].strip() if lines else type(e).__name__, 200)
+
+
+def _describe_exception(e, path):
+    """'raised TypeError: ... (line N)' with the last line of the bot file the error went through."""
+    if isinstance(e, _BadScore):
+        return str(e)
+    lines = [f.lineno for f in traceback.extract_tb(e.__traceback__) if os.path.abspath(f.filename) == path]
+    where = f" (line {lines[-1]})" if lines else ""
+    return f"raised {type(e).__name__}: {_first_line(e)}{where}"
+
+
+def describe_position(view, move, family):
+    """The move a score function was given, and what its seat saw, in one line."""
+    from khasino_sim.kernels.bits import card_name, mask_cards
+    kind = L.KIND_NAMES[move[L.M_KIND]] if 0 <= move[L.M_KIND] < len(L.KIND_NAMES) else "?"
+    if family == "kasino":
+        from khasino_sim.kernels.multiset import card_of_id
+        from .kasino_json import multiset_names
+        card = card_name(card_of_id(int(move[L.M_CARD]))) if 0 <= move[L.M_CARD] < 104 else "?"
+        return (f"{card} {kind} for seat {view[L.KO_SEAT]} (round {view[L.KO_ROUND]}) holding "
+                f"[{' '.join(multiset_names(view[L.KO_HAND], view[L.KO_HAND + 1]))}], table "
+                f"[{' '.join(multiset_names(view[L.KO_TABLE], view[L.KO_TABLE + 1]))}]")
+
+    def cards(mask):
+        return " ".join(card_name(c) for c in mask_cards(int(mask) & (2**52 - 1)))
+    card = card_name(int(move[L.M_CARD])) if 0 <= move[L.M_CARD] < 52 else "?"
+    value = f" {move[L.M_VALUE]}" if kind in ("build", "load", "change") else ""
+    builds = [f"{v} (seat {view[L.O_BOWNER + v]})" for v in range(L.MAX_VALUE + 1) if view[L.O_BOWNER + v] >= 0]
+    return (f"{card} {kind}{value} for seat {view[L.O_SEAT]} (deal {view[L.O_DEAL]}) holding "
+            f"[{cards(view[L.O_HAND])}], loose [{cards(view[L.O_LOOSE])}]"
+            + (f", builds {', '.join(builds)}" if builds else ""))
+
+
+def _check_arguments(fn, path):
+    """UserBotError unless fn can be called as fn(view, move)."""
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError:
+        raise UserBotError(f"bot file {path}: score must take two arguments, score(view, move); it is "
+                           f"score{inspect.signature(fn)}") from None
+    except ValueError:          # no signature to read (a builtin): let the first call tell
+        pass
 
 
 def resolve(path):
@@ -65,8 +249,8 @@ def load(path):
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
-    except Exception as e:                       # the user's code: report it in one line
-        raise UserBotError(f"bot file {path} failed to load: {type(e).__name__}: {e}") from None
+    except (Exception, SystemExit) as e:         # the user's code: report it in one line
+        raise UserBotError(f"bot file {path} failed to load: {type(e).__name__}: {_first_line(e)}") from None
     fn = getattr(module, "score", None)
     if not callable(fn):
         raise UserBotError(f"bot file {path} defines no function score(view, move)")
@@ -77,30 +261,33 @@ def address(path):
     """The C function pointer the game loop calls for this bot file (loaded and wrapped once per process)."""
     path = resolve(path)
     if path not in _LOADED:
-        fn = load(path)
-        _LOADED[path] = _compiled(fn, path) if hasattr(fn, "py_func") else _python(fn)
-    return _LOADED[path][0]
+        _LOADED[path] = _Bot(path, load(path))
+    return _LOADED[path].address
 
 
-def _compiled(fn, path):
-    """A numba.njit score function as a cfunc (compiled in this process)."""
-    from numba import cfunc, carray, types
-    sig = types.int64(types.CPointer(types.int64), types.CPointer(types.int64))
-
-    def wrapper(view_ptr, move_ptr):
-        return fn(carray(view_ptr, (L.OBS_SIZE,)), carray(move_ptr, (L.REC_SIZE,)))
-    try:
-        cb = cfunc(sig)(wrapper)
-    except Exception as e:
-        raise UserBotError(f"bot file {path}: score(view, move) does not compile as int64 score(int64[], "
-                           f"int64[]): {str(e).splitlines()[0]}") from None
-    return cb.address, cb
+def clear_faults():
+    """Forget every bot's kept fault (a run starts)."""
+    for bot in list(_LOADED.values()):
+        with bot.lock:
+            bot.fault[:] = 0
+            bot.message = None
 
 
-def _python(fn):
-    """A plain Python score function as a ctypes callback (the GIL is taken for each call)."""
-    def callback(view_ptr, move_ptr):
-        return int(fn(np.ctypeslib.as_array(view_ptr, (L.OBS_SIZE,)),
-                      np.ctypeslib.as_array(move_ptr, (L.REC_SIZE,))))
-    cb = _PROTO(callback)
-    return ctypes.cast(cb, ctypes.c_void_p).value, cb
+def check_faults(family):
+    """UserBotError (one line) if a bot file's score function failed since the last check; its fault is then
+    cleared. Called after every compiled call that may have run a user bot."""
+    for bot in list(_LOADED.values()):
+        if bot.fault[FAULT_FLAG]:
+            message = bot.fault_message(family)
+            with bot.lock:
+                bot.fault[:] = 0
+                bot.message = None
+            raise UserBotError(message)
+
+
+@contextlib.contextmanager
+def watching(family):
+    """Around one compiled call from the Python API: faults cleared before it, raised (UserBotError) after."""
+    clear_faults()
+    yield
+    check_faults(family)

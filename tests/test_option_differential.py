@@ -139,7 +139,7 @@ def test_options_round_trip_and_are_rejected_in_one_line():
     first = engine.legal_moves(engine.new_game("khasino", 3))[0].result
     assert canon(engine.legal_moves(state)[0].result) == canon(first)
     bad = [({"follow_ups": 1}, "must be true or false"), ({"max_builds_owned": True}, "must be an integer"),
-           ({"sweeps": True}, "unknown rule option 'sweeps'"), ({"change_mode": 2}, "cannot be 2"),
+           ({"sweeps": True}, "unknown rule option 'sweeps'"), ({"change_mode": 2}, "change_mode must be in 0..1"),
            ({"next_deal_leader": 3}, "next_deal_leader"), ([], "must be an object")]
     for options, message in bad:
         with pytest.raises(StateError, match=message):

@@ -102,7 +102,7 @@ def test_sprt_on_bots_of_known_difference():
     (["tournament", "--bots", "greedy"], "at least two bots"),
     (["tournament", "--bots", "greedy,greedy"], "each bot once"),
     (["tournament", "--bots", "greedy,nobot"], "unknown bot 'nobot'"),
-    (["match", "greedy", "random", "--sprt", "elo0=20"], "elo1 must be above elo0"),
+    (["match", "greedy", "random", "--sprt", "elo0=20,elo1=10"], "elo1 must be above elo0"),
     (["match", "greedy", "random", "--sprt", "elo2=1"], "--sprt takes"),
     (["match", "greedy", "random", "--format", "khasino-3p"], "needs two"),
 ])

@@ -131,7 +131,7 @@ def test_N4_tabbe_value_in_play():
 
 
 @pytest.mark.parametrize("fmt, setting, message", [
-    ("khasino", {"next_deal_leader": 3}, "next_deal_leader is 0"),
+    ("khasino", {"next_deal_leader": 3}, "next_deal_leader must be in 0..2"),
     ("kasino-2p", {"tabbe_value": 0}, "tabbe_value must be in 1..50"),
     ("kasino-2p", {"compulsory_tabbe": "sometimes"}, "takes true or false"),
     ("cassino", {"last_capturer_takes_table": "false"}, "unknown rule option"),
