@@ -128,10 +128,26 @@ def run(format, vary, bots, games, seed=0, out="results/balance", options=None, 
     return out
 
 
+def _run_spec(s):
+    """True if `s` is a simulate run's spec as its manifest holds it: a known format, a list of bot names,
+    integer games and seed, an object of options."""
+    from .formats import FORMATS
+    if not (isinstance(s, dict) and s.get("format") in FORMATS and isinstance(s.get("bots"), list)
+            and all(isinstance(b, str) for b in s["bots"])
+            and all(isinstance(s.get(k), int) and not isinstance(s.get(k), bool) for k in ("games", "seed"))
+            and isinstance(s.get("options") or {}, dict)):
+        return False
+    try:
+        with_options(get_format(s["format"]), s.get("options") or {})
+    except ValueError:
+        return False
+    return True
+
+
 def _read(out):
     manifest = storage.read_manifest(out, MANIFEST)
-    if manifest is not None and not (isinstance(manifest.get("variants"), list) and isinstance(
-            manifest.get("spec"), dict) and all(isinstance(e, dict) and {"name", "label"} <= set(e)
+    if manifest is not None and not (isinstance(manifest.get("variants"), list) and _run_spec(
+            manifest.get("spec")) and all(isinstance(e, dict) and {"name", "label"} <= set(e)
                                                 for e in manifest["variants"])):
         raise storage.RunFolderError(f"{Path(out) / MANIFEST} is damaged: not a balance study's manifest")
     return manifest
@@ -155,7 +171,7 @@ def study_runs(out):
     if run is None or "spec" not in run:
         raise BalanceError(f"{out} holds no balance study or simulate run")
     s = run["spec"]
-    if not isinstance(s, dict) or not {"format", "bots", "games", "seed"} <= set(s):
+    if not _run_spec(s):
         raise storage.RunFolderError(f"{out / storage.MANIFEST} is damaged: its spec is not a run's")
     spec = {"kind": "simulate", "format": s["format"], "bots": s["bots"], "games": s["games"], "seed": s["seed"],
             "options": s.get("options", {}), "vary": []}

@@ -86,14 +86,20 @@ def reading(folder, hint=RESUME_HINT):
         raise InputError(str(e)) from None
     except (pa.ArrowException, OSError) as e:
         bad = damaged_file(folder) if os.path.isdir(folder) else None
-        if bad is None:
-            raise
-        raise InputError(f"{bad[0]} does not read back ({bad[1]}){hint}") from e
+        if bad is not None:
+            raise InputError(f"{bad[0]} does not read back ({bad[1]}){hint}") from e
+        if isinstance(e, pa.ArrowException):    # every file reads, but not as a run's tables (moved, replaced)
+            text = str(e).strip().splitlines()
+            raise InputError(f"the results in {folder} do not read as a khasino run's tables "
+                             f"({text[0][:120] if text else type(e).__name__})") from e
+        raise
 
 
 def writable_folder(path, option):
     """InputError (one line) unless `path` is, or can be made, a folder this process may write in: checked
     before any game is played, so a bad --out or --report costs nothing."""
+    if not str(path).strip():
+        raise InputError(f"{option} needs a folder, not an empty name")
     if os.path.exists(path) and not os.path.isdir(path):
         raise InputError(f"{option} {path} is a file, not a folder")
     parent = os.path.abspath(path)

@@ -316,6 +316,8 @@ def _prepare_out(out, spec, resume, force, log=None):
             return {k for k, _, _ in spec.shards()}, manifest
         if not resume:
             raise SimulationError(f"{out} holds an unfinished run: add --resume to finish it, or --force")
+        for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
+            (out / sub).mkdir(exist_ok=True)        # a folder removed by hand: its shards are played again
         storage.clean_partial(out)
         removed = storage.drop_damaged_shards(out, spec.shards(), len(spec.bots), spec.matches())
         for k, path, problem in removed:

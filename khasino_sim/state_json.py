@@ -542,8 +542,9 @@ def _cassino_team_fields(d, fmt):
     if teams is not None and teams != want:
         raise StateError(f"teams must be {want} in {fmt.name}, not {brief(teams)}" if want else
                          f"{fmt.name} has no teams")
-    if d.get("promises") not in (None, [[]] * fmt.seats, []):
-        if any(d.get("promises")):
+    promises = d.get("promises")
+    if promises not in (None, [[]] * fmt.seats, []):
+        if not isinstance(promises, list) or any(promises):
             raise StateError(f"{fmt.name} has no promises (K15 is Khasino's)")
     if d.get("decision") is not None:
         raise StateError(f"{fmt.name} has no decisions other than card plays: decision must be null")

@@ -7,6 +7,7 @@ the bots, the shard and the command line.
 """
 import json
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -360,9 +361,15 @@ class ShardWriter:
             tmp.unlink(missing_ok=True)
 
 
+def shard_of(path):
+    """The shard number of a file named part-NNNNNN.parquet, None for any other name."""
+    m = re.fullmatch(r"part-(\d+)\.parquet", Path(path).name)
+    return int(m.group(1)) if m else None
+
+
 def done_shards(out):
     out = Path(out)
-    return {int(p.stem.split("-")[1]) for p in (out / GAMES).glob("part-*.parquet")}
+    return {k for k in map(shard_of, (out / GAMES).glob("part-*.parquet")) if k is not None}
 
 
 def clean_partial(out):
@@ -374,7 +381,7 @@ def clean_partial(out):
             p.unlink()
     for sub in (SEATS, ROUNDS):
         for p in (out / sub).glob("part-*.parquet"):
-            if int(p.stem.split("-")[1]) not in done:
+            if shard_of(p) is not None and shard_of(p) not in done:
                 p.unlink()
 
 

@@ -56,9 +56,25 @@ def _meta(out):
     meta = storage.read_manifest(out, META)
     if meta is None:
         raise storage.RunFolderError(f"{Path(out) / META} is missing: {out} holds no tournament")
-    if not {"format", "bots", "games", "assignments"} <= set(meta):
+    if not _well_formed(meta):
         raise storage.RunFolderError(f"{Path(out) / META} is damaged: not a tournament's manifest")
     return meta
+
+
+def _well_formed(meta):
+    """True if `meta` is what `run` writes: a known format and its options, two or more bot names, integer
+    deals and seed, and exactly the seat assignments those bots have in that format."""
+    from .formats import FORMATS
+    try:
+        if not (meta.get("format") in FORMATS and isinstance(meta.get("bots"), list) and len(meta["bots"]) >= 2
+                and all(isinstance(b, str) for b in meta["bots"]) and isinstance(meta.get("options") or {}, dict)
+                and all(isinstance(meta.get(k), int) and not isinstance(meta.get(k), bool) and meta[k] >= 0
+                        for k in ("games", "seed"))):
+            return False
+        fmt = with_options(get_format(meta["format"]), meta.get("options") or {})
+        return meta.get("assignments") == [list(a) for a in assignments(fmt, len(meta["bots"]))]
+    except (ValueError, TournamentError):
+        return False
 
 
 def run(format, bots, games, seed=0, out="results/tournament", options=None, workers=None, resume=False,

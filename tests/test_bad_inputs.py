@@ -63,6 +63,18 @@ def test_corpus_position_from_stdin():
     refused(["moves", "-"], "not UTF-8", stdin=(BAD_INPUTS / "not_utf8.json").read_bytes())
 
 
+@pytest.mark.parametrize("fmt, key, value, fragment", [
+    ("cassino", "promises", 5, "has no promises"),
+    ("cassino-4p", "promises", True, "has no promises"),
+    ("khasino", "promises", {"a": 1}, "promises"),
+    ("khasino-4p", "decision", [1], "decision"),
+    ("kasino-3p", "tabbe", 7, "tabbe must be"),
+])
+def test_a_field_of_the_wrong_type_from_another_family(fmt, key, value, fragment):
+    from khasino_sim import engine
+    refused(["moves", "-"], fragment, stdin=json.dumps({**engine.new_game(fmt, seed=1), key: value}))
+
+
 def test_endless_and_huge_inputs_are_cut_off(tmp_path):
     if os.path.exists("/dev/zero"):
         refused(["moves", "/dev/zero"], "larger than 1 MiB")
@@ -241,6 +253,53 @@ def test_garbage_manifest(tmp_path):
     refused(["report", tmp_path / "t"], "tournament.json is damaged: not a tournament's manifest")
     refused(["tournament", "--bots", "greedy,random", "--games", "5", "--out", tmp_path / "t", "--resume"],
             "tournament.json is damaged")
+
+
+@pytest.mark.parametrize("spec", [{"format": "nope"}, {"bots": 5}, {"options": [1]}, {"options": {"x": 1}},
+                                  {"games": "many"}])
+def test_a_manifest_whose_spec_is_damaged(tmp_path, spec):
+    out = _run(tmp_path / "run", games=200)
+    m = json.loads((out / "run.json").read_text())
+    m["spec"].update(spec)
+    (out / "run.json").write_text(json.dumps(m))
+    refused(["report", out], "run.json is damaged: its spec is not a run's")
+
+
+@pytest.mark.parametrize("sub", ["games", "seats"])
+def test_a_removed_results_folder_is_played_again(tmp_path, sub):
+    out = _run(tmp_path / "run")
+    for p in (out / sub).iterdir():
+        p.unlink()
+    (out / sub).rmdir()
+    (out / "games" if sub == "seats" else out / "seats").joinpath("part-x.parquet").write_text("stray")
+    simulate(games=3000, bots=("greedy", "random"), seed=11, out=out, shard_size=1000, workers=1, resume=True)
+    for p in out.rglob("part-x.parquet"):
+        p.unlink()
+    same_dataset(out, _run(tmp_path / "fresh"))
+
+
+def test_results_folders_swapped(tmp_path):
+    """Every file reads back, but games/ holds the seats tables and seats/ the games'."""
+    out = _run(tmp_path / "run", games=200)
+    (out / "games").rename(out / "tmp")
+    (out / "seats").rename(out / "games")
+    (out / "tmp").rename(out / "seats")
+    refused(["report", out], "do not read as a khasino run's tables")
+
+
+@pytest.mark.parametrize("change", [{"bots": 5}, {"format": "nope"}, {"games": "many"}, {"assignments": []},
+                                    {"assignments": [[0, 7]]}, {"options": [1]}])
+def test_a_tournament_manifest_whose_fields_are_damaged(tmp_path, change):
+    out = tmp_path / "t"
+    code, _, err, _ = run_cli(["tournament", "--bots", "greedy,random", "--games", "20", "--out", str(out)])
+    assert code == 0, err
+    meta = json.loads((out / "tournament.json").read_text())
+    (out / "tournament.json").write_text(json.dumps({**meta, **change}))
+    refused(["report", out], "tournament.json is damaged: not a tournament's manifest")
+
+
+def test_an_empty_output_name(tmp_path):
+    refused(["simulate", "--games", "10", "--out", "", "--force"], "--out needs a folder")
 
 
 @pytest.mark.parametrize("sub", ["games", "seats"])

@@ -26,6 +26,10 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 FORMAT_NAMES = sorted(FORMATS)
 CARDS = [card_name(c) for c in range(52)]
+STATE_KEYS = ["format", "options", "deal", "to_move", "hands", "table", "loose", "builds", "piles", "stock",
+              "last_capturer", "teams", "promises", "decision", "over", "dealer", "round", "rounds", "scores",
+              "sweeps", "tabbe", "set_aside", "last_player", "value", "owner", "groups", "promised", "kind",
+              "seat", "move", "card"]
 
 
 def run_cli(args, stdin=None):
@@ -108,9 +112,10 @@ def mutations(draw, state):
         elif op == "delete" and paths:
             path = draw(st.sampled_from(paths))
             del _at(state, path[:-1])[path[-1]]
-        elif op == "extra":
+        elif op == "extra":         # a stray key, or one another family's or format's state holds
             dicts = [p for p in [()] + paths if isinstance(_at(state, p), dict)]
-            _at(state, draw(st.sampled_from(dicts)))[draw(st.text(max_size=10))] = draw(junk)
+            key = draw(st.sampled_from(STATE_KEYS) | st.text(max_size=10))
+            _at(state, draw(st.sampled_from(dicts)))[key] = draw(junk)
         elif op == "card":
             lists = _card_lists(state)
             if lists:
