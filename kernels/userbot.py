@@ -37,3 +37,14 @@ def int64_pointer(typingctx, address):
     def codegen(context, builder, signature, args):
         return builder.inttoptr(args[0], ir.IntType(64).as_pointer())
     return sig, codegen
+
+
+@intrinsic
+def readonly(typingctx, arr):
+    """The same array typed read-only: a user bot's score function gets the view and the move record so, and
+    one that writes to them does not compile (they are the game loop's own workspace)."""
+    sig = arr.copy(readonly=True)(arr)
+
+    def codegen(context, builder, signature, args):
+        return args[0]
+    return sig, codegen

@@ -146,9 +146,11 @@ def _run_spec(s):
 
 def _read(out):
     manifest = storage.read_manifest(out, MANIFEST)
-    if manifest is not None and not (isinstance(manifest.get("variants"), list) and _run_spec(
-            manifest.get("spec")) and all(isinstance(e, dict) and {"name", "label"} <= set(e)
-                                                for e in manifest["variants"])):
+    variants = manifest.get("variants") if manifest is not None else None
+    if manifest is not None and not (
+            isinstance(variants, list) and variants and _run_spec(manifest.get("spec"))
+            and all(isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("label"), str)
+                    for e in variants)):
         raise storage.RunFolderError(f"{Path(out) / MANIFEST} is damaged: not a balance study's manifest")
     return manifest
 

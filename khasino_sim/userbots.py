@@ -9,6 +9,9 @@ below. A file holding such a function is a bot: `--bot-file my_bot.py` (or the s
 wherever a bot is named). Write it in plain Python to prototype (each call goes through a ctypes callback:
 slow, but print and pdb work), then put `@numba.njit` on the same function: it is then compiled into a C
 callback the game loop calls at full speed. Both forms play the same games (tests/test_user_bots.py).
+`view` and `move` are read-only; the score must be an integer. A function that raises, returns anything else or
+(compiled) indexes out of bounds stops the run at its first fault, in one line naming it and the position
+(issue 35; docs/ENGINE.md, "Bots").
 
 Khasino and Cassino share one view (VIEW, MOVE). Kasino's double deck has its own (KASINO_VIEW, KASINO_MOVE):
 its card sets are multisets of two words, `lo` (every card present) and `hi` (the cards present twice), and
@@ -20,6 +23,7 @@ import ctypes
 import importlib.util
 import inspect
 import os
+import re
 import threading
 import traceback
 
@@ -93,6 +97,7 @@ class _Bot:
                 return 0
             view = np.ctypeslib.as_array(view_ptr, (L.OBS_SIZE,))
             move = np.ctypeslib.as_array(move_ptr, (L.REC_SIZE,))
+            view.flags.writeable = move.flags.writeable = False      # the game loop's workspace: read only
             try:
                 return integer_score(fn(view, move))
             except BaseException as e:  # the user's code (sys.exit too): kept and reported once (check_faults)
@@ -106,15 +111,15 @@ class _Bot:
         first fault: an exception (an index out of bounds among them) sets the fault buffer instead of
         printing a traceback per call or reading past the view."""
         from numba import cfunc, carray, njit, types
-        from khasino_sim.kernels.userbot import int64_pointer
+        from khasino_sim.kernels.userbot import int64_pointer, readonly
         options = {k: v for k, v in self.fn.targetoptions.items() if k not in ("nopython", "cache")}
         checked = njit(**{**options, "boundscheck": True})(self.fn.py_func)
-        arg = types.Array(types.int64, 1, "C")
+        arg = types.Array(types.int64, 1, "C", readonly=True)
         try:
             checked.compile((arg, arg))
         except Exception as e:
             raise UserBotError(f"bot file {self.path}: score(view, move) does not compile as int64 "
-                               f"score(int64[], int64[]): {_first_line(e)}") from None
+                               f"score(int64[], int64[]): {_compile_error(e)}") from None
         returns = checked.nopython_signatures[0].return_type
         if not isinstance(returns, (types.Integer, types.Boolean)):
             raise UserBotError(f"bot file {self.path}: score(view, move) returns {returns}; it must return an "
@@ -126,8 +131,8 @@ class _Bot:
             fault = carray(int64_pointer(at), (FAULT_SIZE,))
             if fault[FAULT_FLAG] != 0:
                 return 0
-            view = carray(view_ptr, (obs,))
-            move = carray(move_ptr, (rec,))
+            view = readonly(carray(view_ptr, (obs,)))
+            move = readonly(carray(move_ptr, (rec,)))
             score = 0
             try:
                 score = checked(view, move)
@@ -194,6 +199,15 @@ def _first_line(e):
     return _clip(lines[0].strip() if lines else type(e).__name__, 200)
 
 
+def _compile_error(e):
+    """Numba's typing error in a few words: its first line that says what failed."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(e))
+    if "setitem" in text and "readonly" in text:
+        return "it writes to view or move, which it may only read"
+    lines = [x.strip() for x in text.splitlines() if x.strip() and not x.startswith("Failed in")]
+    return _clip(lines[0] if lines else type(e).__name__, 200)
+
+
 def _describe_exception(e, path):
     """'raised TypeError: ... (line N)' with the last line of the bot file the error went through."""
     if isinstance(e, _BadScore):
@@ -226,7 +240,11 @@ def describe_position(view, move, family):
 
 
 def _check_arguments(fn, path):
-    """UserBotError unless fn can be called as fn(view, move)."""
+    """UserBotError unless fn can be called as fn(view, move) and returns its score (not a coroutine or a
+    generator)."""
+    if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        raise UserBotError(f"bot file {path}: score must be a plain function returning an integer, not "
+                           f"{'a generator' if inspect.isgeneratorfunction(fn) else 'an async'} function")
     try:
         inspect.signature(fn).bind(None, None)
     except TypeError:

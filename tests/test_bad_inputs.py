@@ -108,6 +108,7 @@ BOT_FAULTS = {      # the file: what its one line says
     "njit_oob_bot.py": "raised IndexError: index 1000",
     "njit_raise_bot.py": "raised ValueError: too high (line 5)",
     "late_raise_bot.py": "raised ZeroDivisionError",
+    "mutate_bot.py": "raised ValueError: assignment destination is read-only (line 2)",
 }
 BOT_LOAD_FAULTS = {
     "args_bot.py": "score must take two arguments, score(view, move); it is score(view)",
@@ -115,6 +116,8 @@ BOT_LOAD_FAULTS = {
     "njit_nan_bot.py": "returns float64; it must return an integer",
     "syntax_bot.py": "failed to load: SyntaxError",
     "missing_bot.py": "does not exist",
+    "njit_mutate_bot.py": "it writes to view or move, which it may only read",
+    "async_bot.py": "score must be a plain function returning an integer, not an async function",
 }
 
 
@@ -251,6 +254,10 @@ def test_garbage_manifest(tmp_path):
         refused(["report", folder], f"{name} is damaged")
     (tmp_path / "t" / "tournament.json").write_text('{"format": "khasino"}')
     refused(["report", tmp_path / "t"], "tournament.json is damaged: not a tournament's manifest")
+    for study in ({"variants": [], "spec": m_spec(out)}, {"variants": [{"name": 1, "label": "x"}], "spec": m_spec(out)},
+                  {"variants": [{"name": "v0", "label": "x"}], "spec": {**m_spec(out), "format": "nope"}}):
+        (tmp_path / "b" / "balance.json").write_text(json.dumps(study))
+        refused(["report", tmp_path / "b"], "balance.json is damaged: not a balance study's manifest")
     refused(["tournament", "--bots", "greedy,random", "--games", "5", "--out", tmp_path / "t", "--resume"],
             "tournament.json is damaged")
 
@@ -300,6 +307,10 @@ def test_a_tournament_manifest_whose_fields_are_damaged(tmp_path, change):
 
 def test_an_empty_output_name(tmp_path):
     refused(["simulate", "--games", "10", "--out", "", "--force"], "--out needs a folder")
+
+
+def m_spec(out):
+    return json.loads((Path(out) / "run.json").read_text())["spec"]
 
 
 @pytest.mark.parametrize("sub", ["games", "seats"])
