@@ -507,6 +507,8 @@ def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, base
     figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
     from . import bench as B
     if json_path:
+        if os.path.isdir(json_path):
+            raise InputError(f"--json {json_path} is a folder; give the report's file name")
         writable_folder(os.path.dirname(os.path.abspath(json_path)), "--json")
     if backend == "cuda":
         _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)

@@ -362,8 +362,8 @@ def _connect_dask(address):
     Client = _need_distributed().Client
     try:
         return Client(address, timeout="5s")
-    except (OSError, TimeoutError, ValueError) as e:
-        raise SimulationError(f"cannot reach the Dask scheduler at {address}: {e.__class__.__name__}")
+    except Exception as e:      # refused, timed out, or something that is not a Dask scheduler answered
+        raise SimulationError(f"cannot reach the Dask scheduler at {address}: {e.__class__.__name__}") from None
 
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
@@ -390,7 +390,17 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
             simulate(format, games, bots, seed, tmp, workers, shard_size, rotate, options, dask, False, True,
                      True, command, series=series, rounds=rounds, tags=tags, backend=backend)
             return load(tmp)
-    out = Path(out)
+    client = _connect_dask(dask) if dask else None
+    try:
+        _play_run(spec, Path(out), client, workers, resume, force, quiet, command, log, backend)
+    finally:
+        if client is not None:
+            client.close()
+    return Path(out)
+
+
+def _play_run(spec, out, client, workers, resume, force, quiet, command, log, backend):
+    """Set up `out`, play the shards not yet done (on the Dask `client`, or local threads), mark it complete."""
     done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
     todo = [s for s in spec.shards() if s[0] not in done]
     started = time.time()
@@ -402,8 +412,8 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     userbots.clear_faults()
     if todo:
         spec_dict = spec.identity()
-        if dask:
-            played = _run_dask(dask, spec_dict, todo, out, command, spec.games, quiet)
+        if client is not None:
+            played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet)
         else:
             played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
                                 1 if backend == "cuda" else workers or os.cpu_count() or 1, backend)
@@ -414,7 +424,6 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
         if not m.get("complete"):
             m.update(complete=True, seconds=round(elapsed, 3), games_played_last=played)
             storage.write_manifest(out, m)
-    return out
 
 
 def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu"):
@@ -448,8 +457,7 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cp
     return played
 
 
-def _run_dask(address, spec_dict, todo, out, command, total, quiet):
-    client = _connect_dask(address)
+def _run_dask(client, spec_dict, todo, out, command, total, quiet):
     from distributed import as_completed
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     played = 0
@@ -465,7 +473,6 @@ def _run_dask(address, spec_dict, todo, out, command, total, quiet):
     finally:
         if bar is not None:
             bar.close()
-        client.close()
     return played
 
 

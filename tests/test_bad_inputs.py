@@ -305,6 +305,17 @@ def test_a_tournament_manifest_whose_fields_are_damaged(tmp_path, change):
     refused(["report", out], "tournament.json is damaged: not a tournament's manifest")
 
 
+def test_an_unreachable_dask_scheduler_leaves_nothing(tmp_path):
+    pytest.importorskip("distributed")
+    refused(["simulate", "--games", "10", "--dask", "tcp://127.0.0.1:9", "--out", tmp_path / "r"],
+            "cannot reach the Dask scheduler")
+    assert not (tmp_path / "r").exists()
+
+
+def test_bench_json_that_is_a_folder(tmp_path):
+    refused(["bench", "--quick", "--json", tmp_path], "is a folder")
+
+
 def test_an_empty_output_name(tmp_path):
     refused(["simulate", "--games", "10", "--out", "", "--force"], "--out needs a folder")
 
