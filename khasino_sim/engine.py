@@ -628,7 +628,7 @@ def play_match(fmt_name, seed, bots, options=None, check=True, rounds=None):
 
 def count_round(state):
     """Cassino (C7, P21): a finished round's state (`over`, its `scores` the match totals before it) counted
-    towards the match in the seed's order. Returns {"totals": the totals after the whole round (per seat; a
+    towards the match in the rulebook's order. Returns {"totals": the totals after the whole round (per seat; a
     team's in 4p), "winner": the winning seat (team in 4p) or None while the match goes on}."""
     from khasino_sim.kernels.game import count_round as _count
     from khasino_sim.kernels.state import score

@@ -17,9 +17,9 @@ KHASINO_POINTS = {"AS": 1, "AH": 1, "AD": 1, "AC": 1, "2S": 1, "10D": 2}   # K13
 
 @dataclass(frozen=True)
 class Format:
-    """One playable format: deck, deal schedule, scoring table and the rule options that differ (RULES.md)."""
+    """One playable format: deck, deal schedule, scoring table and the rule options that differ (docs/rules/)."""
     name: str
-    seed: str                       # the seed rulebook it follows
+    seed: str                       # the source rulebook it follows, numbered as docs/rules/README.md "Sources"
     description: str
     seats: int = 2
     deck: int = 40

@@ -1,10 +1,11 @@
-"""Pure-Python reference engine for khasino-sim: formats ``khasino`` and ``durban`` (1v1), ``khasino-3p``,
-``khasino-3p-stock`` (three players) and ``khasino-4p`` (two teams of two), all on the 40-card deck.
+"""The Khasino reference engine: formats ``khasino`` and ``durban`` (1v1), ``khasino-3p``, ``khasino-3p-stock``
+(three players) and ``khasino-4p`` (two teams of two), all on the 40-card deck.
 
-This is the slow, readable oracle the compiled core is tested against.  It is written from the rulebooks
-(``shared/seeds/000_*``, ``001_*``), the rulings (``shared/RULINGS.md``, rules K1..K16) and the project's
-contract (``docs/RULES.md`` rules P1..P15 + "Exact conventions" + "Three players (K16)" + "Four players (K15)",
-``docs/ENGINE.md`` state/hash/randomness/bots) only.  Standard library only.
+This is the slow, readable oracle the compiled core is tested against.  It is written from the Khasino rules
+page (``docs/rules/khasino.md``, rules K1..K16), the project's rules (``docs/rules/project.md``, P1..P15 and
+its exact conventions, three players, four players) and ``docs/ENGINE.md`` (state, hash, randomness, bots)
+only.  Standard library only; what every family shares (cards, masks, randomness, hash terms, the lazy
+moves, the bots' draw and play loop) is in ``common``.
 
 Internal representation (JSON only at the API boundary):
 
@@ -26,16 +27,16 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .common import (TEN_DIAMONDS, TWO_SPADES, LazyMove, Position, SplitMix64, Z, bits, capture_order, card_name,
+                     card_points, choose, disjoint_collections, fmix, k10_order, mask_hash, mask_of, parse_card,
+                     play_out, popcount, seat_bots, shuffled_deck, sweep_order)
+
 __all__ = [
     "FORMATS", "SplitMix64", "fmix", "RefMove", "initial_state", "state_hash", "legal_moves", "advance",
     "score", "winner", "series_leader", "next_seat", "choose", "play_game", "fallback_move", "card_name",
     "parse_card", "team_of", "partner_of", "DecisionOption", "STAY_KEY", "DECLINE_KEY", "LEAD_KEYS",
     "OPTIONS", "default_options", "read_options",
 ]
-
-M64 = (1 << 64) - 1
-GOLDEN = 0x9E3779B97F4A7C15
-BOT_SALT = 0xD1B54A32D192ED03
 
 # ---------------------------------------------------------------------------------------------------------
 # Formats (RULES.md "Format flags").  Kept here on purpose: the reference imports nothing from the project.
@@ -125,7 +126,7 @@ def partner_of(fmt: str, seat: int):
 
 # ---------------------------------------------------------------------------------------------------------
 # Rule options (docs/BALANCE.md "The variants"; RULES.md "Format flags").  Each format's default is its
-# FORMATS flags (the rulings); the JSON ``options`` object names them; they are not part of H nor of keys.
+# FORMATS flags (its rules); the JSON ``options`` object names them; they are not part of H nor of keys.
 # ---------------------------------------------------------------------------------------------------------
 OPTIONS = (                        # written in this (alphabetical) order, right after "format"
     "change_mode",                 # K7: 0 two-card simple build, played card alone; 1 any simple build + extras
@@ -143,7 +144,7 @@ _INT_OPTIONS = {"change_mode": (0, 1), "max_builds_owned": (0, None), "next_deal
 
 
 def default_options(fmt: str) -> dict:
-    """The format's options (its rulings, FORMATS flags), as the JSON ``options`` object."""
+    """The format's options (its rules, FORMATS flags), as the JSON ``options`` object."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
     F = FORMATS[fmt]
@@ -202,105 +203,19 @@ def _rules(fmt: str, opts: tuple) -> dict:
     )
 
 # ---------------------------------------------------------------------------------------------------------
-# Cards
+# Card values (cards, masks and K13 card points: ``common``)
 # ---------------------------------------------------------------------------------------------------------
-RANK_NAMES = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-SUIT_NAMES = "SHDC"
-TWO_SPADES = 4 * (2 - 1) + 0      # 2S
-TEN_DIAMONDS = 4 * (10 - 1) + 2   # 10D
-
-
-def card_name(i: int) -> str:
-    return RANK_NAMES[i >> 2] + SUIT_NAMES[i & 3]
-
-
-def parse_card(s: str) -> int:
-    s = s.strip().upper()
-    rank = RANK_NAMES.index(s[:-1]) + 1
-    suit = SUIT_NAMES.index(s[-1])
-    return 4 * (rank - 1) + suit
-
-
 def value(i: int) -> int:
     """Khasino value of a card: its rank, A = 1 (K1)."""
     return (i >> 2) + 1
-
-
-def card_points(i: int) -> int:
-    """K13 card points: each ace 1, 2S 1, 10D 2."""
-    if (i >> 2) == 0:
-        return 1
-    if i == TWO_SPADES:
-        return 1
-    if i == TEN_DIAMONDS:
-        return 2
-    return 0
-
-
-def bits(m: int) -> list[int]:
-    """Card indices of a mask, ascending."""
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
-
-
-def mask_of(cards) -> int:
-    m = 0
-    for c in cards:
-        m |= 1 << c
-    return m
 
 
 def mask_sum(m: int) -> int:
     return sum(value(c) for c in bits(m))
 
 
-def popcount(m: int) -> int:
-    """Number of cards in a mask."""
-    return bin(m).count("1")
-
-
-def k10_order(m: int) -> list[int]:
-    """Cards of a group bottom to top (K10): higher rank underneath; equal ranks S, H, D, C."""
-    return sorted(bits(m), key=lambda c: (-(c >> 2), c & 3))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Randomness (ENGINE.md "Randomness")
-# ---------------------------------------------------------------------------------------------------------
-def fmix(z: int) -> int:
-    z &= M64
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-    return z ^ (z >> 31)
-
-
-class SplitMix64:
-    """splitmix64 stream: ``next()`` adds the golden gamma to the state and returns fmix(state)."""
-
-    fmix = staticmethod(fmix)
-
-    def __init__(self, seed: int):
-        self.s = seed & M64
-
-    def next(self) -> int:
-        self.s = (self.s + GOLDEN) & M64
-        return fmix(self.s)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Position hash (ENGINE.md "Position hash and move keys")
-# ---------------------------------------------------------------------------------------------------------
-@lru_cache(maxsize=None)
-def Z(tag: int, a: int, b: int, payload: int) -> int:
-    return fmix(fmix((((tag << 40) | (a << 20) | b) + GOLDEN) & M64) ^ (payload & M64))
-
-
-class _State:
-    """Internal position.  Immutable by convention: moves build new objects."""
+class _State(Position):
+    """Internal position.  Immutable by convention: moves build new objects (``replace``: a changed copy)."""
 
     __slots__ = ("fmt", "deal", "to_move", "hands", "loose", "builds", "piles", "stock", "last_capturer", "over",
                  "promises", "promised", "decision", "opts")
@@ -324,37 +239,10 @@ class _State:
         self.promised = promised
         self.decision = decision
 
-    def replace(self, **kw) -> "_State":
-        """A copy with some fields changed."""
-        d = {k: getattr(self, k) for k in self.__slots__}
-        d.update(kw)
-        return _State(**d)
-
     @property
     def rules(self) -> dict:
         """The format's flags with this state's options applied."""
         return _rules(self.fmt, self.opts)
-
-
-def _hash(st: _State) -> int:
-    """H of ENGINE.md, from scratch (to_move, deal, stock and over are not part of it).  Hand terms
-    Z(1, s, c, 0) and pile terms Z(5, s, i, c) for every seat s, so the same formula serves 2 and 3 seats."""
-    h = 0
-    for s, hm in enumerate(st.hands):
-        for c in bits(hm):
-            h ^= Z(1, s, c, 0)
-    for c in bits(st.loose):
-        h ^= Z(2, 0, c, 0)
-    for v, (o, gs) in st.builds.items():
-        h ^= Z(3, v, o, 0)
-        for i, m in enumerate(gs):
-            h ^= Z(4, v, i, m)
-    for s, pile in enumerate(st.piles):
-        for i, c in enumerate(pile):
-            h ^= Z(5, s, i, c)
-    if st.last_capturer is not None:
-        h ^= Z(6, st.last_capturer, 0, 0)
-    return h
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -522,16 +410,6 @@ def _to_json(st: _State) -> dict:
 # ---------------------------------------------------------------------------------------------------------
 # Deal (K14, K16; ENGINE.md deal stream)
 # ---------------------------------------------------------------------------------------------------------
-def _shuffled_deck(n: int, game_seed: int) -> list[int]:
-    """ENGINE.md "Randomness": deal stream of state g; deck in card-index order, Fisher-Yates from the end."""
-    rng = SplitMix64(game_seed)
-    deck = list(range(n))
-    for i in range(n - 1, 0, -1):
-        j = rng.next() % (i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
 def _check_leader(F: dict, leader: int) -> None:
     """The leader must be a seat; 1v1 is always led by seat 0 (K14: seat 0 leads both deals; seats rotate
     between games in the simulator, never in the rules).  In 3p any seat may lead (P8, P10).  In 4p the game
@@ -556,7 +434,7 @@ def _initial(fmt: str, game_seed: int, leader: int = 0, options=None) -> _State:
     F = FORMATS[fmt]
     opts = read_options(fmt, options)
     _check_leader(F, leader)
-    deck = _shuffled_deck(F["deck"], game_seed)
+    deck = shuffled_deck(F["deck"], game_seed)    # ENGINE.md "Randomness": the deal stream
     k, seats, start = F["hand"], F["seats"], F["loose_start"]
     loose = mask_of(deck[:start])
     hands = tuple(mask_of(deck[start + s * k:start + (s + 1) * k]) for s in range(seats))
@@ -576,7 +454,7 @@ def initial_state(fmt: str, game_seed: int, leader: int = 0, options=None) -> di
 
 def state_hash(state: dict) -> int:
     """Position hash H (ENGINE.md "Position hash and move keys")."""
-    return _hash(_from_json(state))
+    return mask_hash(_from_json(state))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -632,11 +510,7 @@ def _end_sweep(after: _State, hands: tuple, stock: tuple) -> _State:
     if not after.rules["sweep_table"]:
         return _State(after.fmt, after.deal, None, hands, after.loose, after.builds, after.piles, stock,
                       after.last_capturer, True, after.promises, after.promised, opts=after.opts)
-    swept = []
-    for v in sorted(after.builds):
-        for m in after.builds[v][1]:
-            swept.extend(k10_order(m))
-    swept.extend(k10_order(after.loose))
+    swept = sweep_order(after.builds, after.loose)
     lc, piles = after.last_capturer, after.piles
     receiver = lc
     if receiver is None:  # P2 (a finished state has no mover: the last seat in turn order, 1v1 seat 1)
@@ -695,27 +569,13 @@ def _features(after: _State, before: _State, mover: int) -> tuple:
     return (sum(card_points(c) for c in new_pile), len(new_pile), sum(1 for c in new_pile if (c & 3) == 0), tp)
 
 
-class _Lazy:
-    """``after`` and ``result`` as JSON, computed on first use from ``_after`` (and ``_result_state``)."""
+class _Lazy(LazyMove):
+    """``after`` and ``result`` as JSON, computed on first use (``common.LazyMove``), by this family's JSON
+    writer and successor."""
 
     __slots__ = ()
-
-    @property
-    def after(self) -> dict:
-        if self._after_json is None:
-            self._after_json = _to_json(self._after)
-        return self._after_json
-
-    def _result_state(self) -> _State:
-        if self._result is None:
-            self._result = _advance(self._after)
-        return self._result
-
-    @property
-    def result(self) -> dict:
-        if self._result_json is None:
-            self._result_json = _to_json(self._result_state())
-        return self._result_json
+    _json_of = staticmethod(_to_json)
+    _successor = staticmethod(_advance)
 
 
 class RefMove(_Lazy):
@@ -726,8 +586,7 @@ class RefMove(_Lazy):
     decision tuple); its ``result`` is then the Stay decision state (the position before the move, the
     partner to answer), while ``after`` and ``key`` are those of the capture as played."""
 
-    __slots__ = ("card", "kind", "key", "points", "cards", "spades", "table_points", "_after", "_after_json",
-                 "_result_json", "_result", "_stay", "_before")
+    __slots__ = ("card", "kind", "key", "points", "cards", "spades", "table_points", "_stay", "_before")
 
     def __init__(self, card: int, kind: str, key: int, after: _State, before: _State, mover: int, stay=None):
         self.card = card_name(card)
@@ -764,8 +623,7 @@ class DecisionOption(_Lazy):
     seat M), ``card`` (None), greedy features, ``after``
     (stay/decline: the position right after the move as played; lead: = result) and ``result``."""
 
-    __slots__ = ("card", "kind", "key", "seat", "points", "cards", "spades", "table_points", "_after",
-                 "_result", "_after_json", "_result_json")
+    __slots__ = ("card", "kind", "key", "seat", "points", "cards", "spades", "table_points")
 
     def __init__(self, kind: str, key: int, after: _State, result=None, features=(0, 0, 0, 0), seat=None):
         self.card = None
@@ -848,10 +706,7 @@ def _capture_or_stay(before: _State, dec: tuple, stay: bool) -> _State:
         taken = None                       # P15: a build kept by a Stay opens no promise
     else:
         del builds[V]
-        captured = [x for m in gs for x in k10_order(m)]
-        captured += [x for m in groups for x in k10_order(m)]   # ``groups`` are in canonical order
-        captured.append(c)
-        piles[M] = piles[M] + tuple(captured)
+        piles[M] = piles[M] + tuple(capture_order(gs, groups, c))   # K10
         lc = M
         taken = (V, owner)
     by_build: dict[int, list[int]] = {}
@@ -913,18 +768,7 @@ def _subsets_by_sum(cards: list[int], maxsum: int = 10) -> dict[int, list[int]]:
 def _loose_collections(V, avail, sub):
     """All collections (lists) of disjoint non-empty loose-only groups of sum V within ``avail``,
     each returned with the loose mask left over.  The empty collection is included."""
-    cands = [S for S in sub.get(V, ()) if S and (S & avail) == S]
-    out = []
-
-    def rec(i, av, acc):
-        out.append((acc, av))
-        for j in range(i, len(cands)):
-            S = cands[j]
-            if (S & av) == S:
-                rec(j + 1, av & ~S, acc + [S])
-
-    rec(0, avail, [])
-    return out
+    return disjoint_collections([S for S in sub.get(V, ()) if S], avail)
 
 
 class _Collections:
@@ -1058,7 +902,7 @@ class _Gen:
         self.tops = [tuple(reversed(st.piles[q])) for q in self.opps]
         self.no_piles = (0,) * len(self.opps)
         self.owned = {v for v, (o, _gs) in st.builds.items() if o == self.p}
-        self.h_before = _hash(st)
+        self.h_before = mask_hash(st)
         self.moves: dict[int, RefMove] = {}
         # 4p (K15): the teammate; his open promises (P13), which the mover may rebuild for him (P14)
         self.partner = partner_of(st.fmt, self.p)
@@ -1098,7 +942,7 @@ class _Gen:
     def emit(self, c, kind, after, stay=None) -> None:
         """Record a move; its key is H(after) ^ H(before) (ENGINE.md); one move per key (P7).  ``stay``: the
         P15 decision the move raises (a capture of a build whose value the partner holds)."""
-        key = _hash(after) ^ self.h_before
+        key = mask_hash(after) ^ self.h_before
         if key not in self.moves:
             self.moves[key] = RefMove(c, kind, key, after, self.st, self.p, stay)
 
@@ -1108,18 +952,8 @@ class _Gen:
         owned_after = sorted(v for v, (o, _g) in base_builds.items() if o == self.p)
         if not (self.F["followups"] and owned_after and new_loose):
             return [([], new_loose)]
-        cands = [(S, W) for W in owned_after for S in self.sub.get(W, ()) if S and (S & new_loose) == S]
-        out = []
-
-        def rec(i, av, acc):
-            out.append((acc, av))
-            for j in range(i, len(cands)):
-                S, W = cands[j]
-                if (S & av) == S:
-                    rec(j + 1, av & ~S, acc + [(S, W)])
-
-        rec(0, new_loose, [])
-        return out
+        cands = [(S, W) for W in owned_after for S in self.sub.get(W, ()) if S]
+        return disjoint_collections(cands, new_loose, key=lambda t: t[0])
 
     def with_followups(self, c, kind, new_loose, base_builds, new_groups, ks, captured=None, made=None,
                        taken=None, stay_groups=None) -> None:
@@ -1162,13 +996,8 @@ class _Gen:
                 if not take_b and not any(g & self.loose for g in groups):
                     continue  # non-empty and K4 table-grounded: never pile cards alone
                 nb = dict(self.builds)
-                captured = []
-                if take_b:
-                    for m in nb.pop(pv)[1]:            # K10: build's groups oldest first, each K10
-                        captured.extend(k10_order(m))
-                for m in sorted(groups, reverse=True):  # other groups in canonical order (larger mask first)
-                    captured.extend(k10_order(m))
-                captured.append(c)                     # the played card on top (K10)
+                build_groups = nb.pop(pv)[1] if take_b else ()
+                captured = capture_order(build_groups, groups, c)   # K10 pile order
                 self.with_followups(c, "capture", left, nb, {}, ks, captured, taken=taken,
                                     stay_groups=groups if take_b and stay_offer else None)
 
@@ -1313,7 +1142,7 @@ def _fallback(st: _State) -> RefMove:
     promises, promised = _promises_after(st, p, value(c), st.builds)
     after = _State(st.fmt, st.deal, p, hands, st.loose | (1 << c), dict(st.builds), st.piles, st.stock,
                    st.last_capturer, False, promises, promised, opts=st.opts)
-    return RefMove(c, "trail", _hash(after) ^ _hash(st), after, st, p)
+    return RefMove(c, "trail", mask_hash(after) ^ mask_hash(st), after, st, p)
 
 
 def fallback_move(state: dict) -> RefMove:
@@ -1431,29 +1260,8 @@ def series_leader(fmt: str, scores: list[dict], prev_winner: int | None = None) 
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Bots (ENGINE.md "Bots")
+# Bots (ENGINE.md "Bots"; ``choose``, the draw and the play loop are ``common``'s)
 # ---------------------------------------------------------------------------------------------------------
-def choose(bot: str, moves: list, r: int):
-    """The built-in bot's choice among ``moves`` for the draw ``r`` (ENGINE.md "Bots").  The options of a 4p
-    decision (``DecisionOption``) are chosen the same way, by their fixed keys and features (ENGINE.md
-    "Decisions that are not card plays")."""
-    uniq: dict[int, RefMove] = {}
-    for m in moves:
-        uniq.setdefault(m.key & M64, m)
-    if not uniq:
-        raise ValueError("no moves to choose from")
-    if bot == "random":
-        keys = list(uniq)
-    elif bot == "greedy":
-        feat = {k: (m.points, m.cards, m.spades, -m.table_points) for k, m in uniq.items()}
-        best = max(feat.values())
-        keys = [k for k, f in feat.items() if f == best]
-    else:
-        raise ValueError(f"unknown bot {bot!r}")
-    # ENGINE.md "Bots": the candidate whose key minimises fmix(key ^ r), a uniform draw over distinct moves
-    return uniq[min(keys, key=lambda k: fmix(k ^ r))]
-
-
 def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0, options=None) -> dict:
     """Play one game with the built-in bots (``bots[s]`` plays seat s; default all "random"), ``leader``
     moving first (1v1: seat 0 only, K14; 3p: any seat, P8/P10; 4p: 0 only, the game starting with the lead
@@ -1463,28 +1271,14 @@ def play_game(fmt: str, game_seed: int, bots=None, leader: int = 0, options=None
     (K11).  Returns the keys of the decisions in play order (4p: the lead option, each card play's key, each
     followed by the Stay option chosen when one was offered), per-seat scores, the final state, the
     ``no_move`` count and the winner (the winning seat; 4p the winning team).  ``options``: a (partial)
-    options object (``read_options``; absent = the format's rulings).  With ``last_capturer_takes_table``
+    options object (``read_options``; absent = the format's rules).  With ``last_capturer_takes_table``
     false the points left on the table score for no one, so a game can tie: ``winner`` is then None."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
-    F = FORMATS[fmt]
-    bots = tuple(bots) if bots is not None else ("random",) * F["seats"]
-    if len(bots) != F["seats"]:
-        raise ValueError(f"{fmt}: one bot per seat ({F['seats']})")
+    bots = seat_bots(fmt, FORMATS[fmt]["seats"], bots)
     st = _initial(fmt, game_seed, leader, options)
-    rng = SplitMix64(fmix((game_seed & M64) ^ BOT_SALT))   # bot stream; the deal stream is separate
-    keys = []
-    no_move = 0
-    while not st.over:
-        moves = _legal(st)
-        if not moves:
-            no_move += 1            # K11 fallback: no bot asked, no draw
-            m = _fallback(st)
-        else:
-            r = rng.next()          # exactly one draw per bot decision
-            m = choose(bots[st.to_move], moves, r)
-        keys.append(m.key)
-        st = m._result_state()
+    # one draw of the bot stream per bot decision; the K11 fallback asks no bot and draws nothing
+    st, keys, no_move = play_out(st, game_seed, bots, _legal, _fallback, choose)
     scores = _score_piles(st.piles, fmt)
     try:
         win = winner(fmt, scores)

@@ -4,7 +4,7 @@ compiled core: the hand-built positions of tests/test_reference_kasino.py, whose
 import pytest
 
 from khasino_sim import engine
-from tests import test_reference_kasino as scenarios
+from tests.kasino import test_reference_kasino as scenarios
 
 
 class CoreMove:

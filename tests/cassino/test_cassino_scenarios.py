@@ -5,7 +5,7 @@ against the core's moves too."""
 import pytest
 
 from khasino_sim import engine
-from tests import test_reference_cassino as T
+from tests.cassino import test_reference_cassino as T
 
 SCENARIOS = [
     "test_c3_six_takes_one_or_more_sixes", "test_c3_six_takes_two_threes_and_three_twos",

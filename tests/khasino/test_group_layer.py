@@ -21,7 +21,7 @@ from khasino_sim.kernels.bits import card_value, parse_card
 from khasino_sim.kernels.groups import prefix_start, prefix_next, piles_start, piles_next
 from khasino_sim.kernels.movegen import new_workspace, prepare_only
 from khasino_sim.state_json import from_json
-from tests import positions_search as P
+from tests.khasino import positions_search as P
 
 
 @njit  # not cached: it inlines kernel code, whose layout constants a cache would freeze

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from khasino_sim import reference as R  # noqa: E402
-from tests.test_reference_3p import deck_order  # noqa: E402 (the same deal stream, written out once)
+from tests.khasino.test_reference_3p import deck_order  # noqa: E402 (the same deal stream, written out once)
 
 FMT = "khasino-4p"
 ALL40 = [R.card_name(i) for i in range(40)]
