@@ -17,7 +17,7 @@ import numpy as np
 
 from khasino_sim.engine import bot_id, play_games
 from khasino_sim.formats import get_format
-from khasino_sim.kernels.layout import G_TURNS
+from khasino_sim.kernels.core.layout import G_TURNS
 
 BASE = "khasino"
 

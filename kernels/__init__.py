@@ -1,8 +1,18 @@
 """The Numba core of khasino-sim: bit-packed card sets, legal-move enumeration, bots and whole games.
 
 Everything in the per-move path is nopython, nogil, allocation-free and non-recursive, on plain int64 arrays,
-so the same functions can later be compiled for a GPU. Layouts of the state vector, the ruleset record, the
-move records and the per-game statistics are in `layout`.
+so the same functions compile for a GPU too. One room per family on a shared ground floor:
+
+- `core/`: what every family uses and no family flag is read in (bit sets, layouts, rng and seeding, group
+  enumeration, the offer/sink/tree machinery, workspaces);
+- `khasino/`, `cassino/`, `kasino/`: each family's rules in role-named modules (`moves`, `state`, `game`,
+  `search`); a Cassino module imports Khasino's only where Cassino is Khasino plus a rule;
+- `movegen` (the compiled switch between Khasino's and Cassino's move rules), `dispatch` (the host's choice
+  of a family's batch player) and `device` (the GPU entry points): the only modules that name several
+  families.
+
+Layouts of the state vector, the ruleset record, the move records and the per-game statistics are in
+`core.layout`.
 """
 import hashlib as _hashlib
 from pathlib import Path as _Path
@@ -11,19 +21,22 @@ from pathlib import Path as _Path
 def _drop_stale_cache():
     """Numba's on-disk cache (cache=True) is keyed by each file's own timestamp, so a change to a constant in
     `layout` would leave stale machine code in the modules that import it. Key the whole cache on a hash of
-    every kernel source and on the package's import name (cached code refers to its modules by name): when
+    every kernel source in this folder and its subfolders (with its path: a moved file counts as a change)
+    and on the package's import name (cached code refers to its modules by name): when
     either changes, every cached kernel is dropped."""
     here = _Path(__file__).parent
-    digest = _hashlib.sha256(__name__.encode() + b"\0" +
-                             b"".join(p.read_bytes() for p in sorted(here.glob("*.py")))).hexdigest()
+    sources = sorted(p for p in here.rglob("*.py") if "__pycache__" not in p.parts)
+    digest = _hashlib.sha256(__name__.encode() + b"\0" + b"".join(
+        str(p.relative_to(here)).encode() + b"\0" + p.read_bytes() for p in sources)).hexdigest()
     cache = here / "__pycache__"
     stamp = cache / "kernels-source.sha256"
     try:
         if stamp.exists() and stamp.read_text() == digest:
             return
         cache.mkdir(exist_ok=True)
-        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
-            f.unlink()
+        for folder in {p.parent / "__pycache__" for p in sources}:
+            for f in list(folder.glob("*.nbi")) + list(folder.glob("*.nbc")):
+                f.unlink()
         stamp.write_text(digest)
     except OSError:
         pass  # a read-only install: numba then compiles in memory

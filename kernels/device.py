@@ -9,10 +9,12 @@ the search area of the process's search bots): passed in, never allocated here."
 import numpy as np
 from numba import njit
 
-from .game import play_game, play_round
-from .kasino_game import play_kasino_match
-from .layout import G_MATCH
-from .state import series_leader
+from .cassino.game import play_round
+from .core.layout import G_MATCH
+from .kasino.game import play_kasino_match
+from .khasino.game import play_game
+from .khasino.state import series_leader
+
 
 UNIT_GAMES = 0          # Khasino games; with series K > 1, one series of K games per thread (P10)
 UNIT_MATCHES = 1        # Cassino matches to 21 (C7, P21), or single rounds; rows per thread capped (CPU redo)

@@ -2,27 +2,14 @@
 
 `generate` offers every legal move of the seat to play to the sink the caller started (`sink.sink_begin`):
 a bot's running best, or a listing window. The shared group layer is `groups`; each family's move rules
-sit on it in a module of their own (`khasino_moves` for K3–K11, `cassino_moves` for C3–C6; Kasino to come).
+sit on it in a module of their own (`khasino.moves` for K3–K11, `cassino.moves` for C3–C6; Kasino to come).
 """
-import numpy as np
 from numba import njit
 
-from .cassino_moves import gen_hand_cassino
-from .khasino_moves import gen_hand, prepare_position
-from .layout import C_OVERFLOW, C_SEEN, C_SINK, C_FOUND, SINK_GREEDY, WS_SIZE, REC_SIZE, R_FAMILY, FAMILY_CASSINO
-from .sink import sink_begin
-
-
-def new_workspace(list_capacity=0):
-    """The scratch of one thread (WS_SIZE int64, under 1 MB): allocated once, reused for every position of
-    every game. A listing workspace also holds `list_capacity` move records from WS_LIST; a game workspace, once
-    the process has a search bot (khasino_sim/bots.py registers them in the bot table), the search area for the
-    largest n among them (kernels/tree.py, `search_words`)."""
-    from .heuristic import install_bot_table, search_iterations
-    from .tree import search_words
-    n = search_iterations()
-    extra = list_capacity * REC_SIZE if list_capacity else search_words(n) if n else 0
-    return install_bot_table(np.zeros(WS_SIZE + extra, dtype=np.int64))
+from .cassino.moves import gen_hand_cassino
+from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, R_FAMILY, SINK_GREEDY
+from .core.sink import sink_begin
+from .khasino.moves import gen_hand, prepare_position
 
 
 @njit(cache=True, nogil=True, _nrt=False)

@@ -25,8 +25,8 @@ import pyarrow.parquet as pq
 
 from . import storage
 from .formats import get_format, options_of, with_options
-from .kernels import layout as L
-from .kernels.bits import parse_card
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import parse_card
 from .stats import Z95, wilson
 
 MANIFEST = "balance.json"

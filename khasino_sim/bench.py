@@ -194,7 +194,7 @@ def core_rate(fmt, bots, games, repeats, warmup_games=WARMUP_GAMES):
         rows = play_games(fmt, seeds, table)
         best = min(best, _clock() - t)
         wall = min(wall, time.perf_counter() - w)
-    from .kernels import layout as L
+    from khasino_sim.kernels.core import layout as L
     wins = None
     if hasattr(L, "G_WINNER"):
         winners = rows[:, L.G_WINNER]

@@ -6,8 +6,8 @@ spec with parameters is a row of the bot table (kernels/heuristic.py, `BOT_TABLE
 row, the same in every thread of a process."""
 import os
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
 
 BOTS = {
     "random": ("a uniform draw over the distinct legal moves", {}),

@@ -5,7 +5,7 @@ the deal cancels. A deal is the game seed of its index under the root seed (`ker
 `units` are what a bot plays: seats, or teams in a team format (every seat of a team played by its bot)."""
 import numpy as np
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from .engine import bot_id
 from .formats import get_format
 from .userbots import watching
@@ -22,8 +22,9 @@ def play_deals(fmt, bot_names, root_seed, start, count, workspace=None):
     """Deals start .. start+count-1 played with bot_names[u] on every seat of unit u. Returns (count, units)
     outcomes per unit and deal: the unit's score (its team's), and the winning unit per deal (-1: a tie),
     the match's for the match formats."""
-    from khasino_sim.kernels.game import play_batch, play_matches
-    from khasino_sim.kernels.seeding import seeds_for
+    from khasino_sim.kernels.khasino.game import play_batch
+    from khasino_sim.kernels.dispatch import play_matches
+    from khasino_sim.kernels.core.seeding import seeds_for
     n_units, unit_of = units(fmt)
     codes = np.array([bot_id(bot_names[unit_of[s]]) for s in range(fmt.seats)], dtype=np.int64)
     seeds = seeds_for(root_seed, start, count)

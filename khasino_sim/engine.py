@@ -8,14 +8,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.bits import card_name, parse_card, mask_cards  # noqa: F401 (parse_card re-exported)
-from khasino_sim.kernels.game import play_batch, play_game as _play_game
-from khasino_sim.kernels.movegen import list_window, new_workspace, prepare_only
-from khasino_sim.kernels.state import (
-    apply_move, apply_stay, advance, init_state, shuffle_deck, stay_partner, trail_fallback, position_hash,
-)
-from khasino_sim.kernels.rng import zterm
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import card_name, parse_card, mask_cards
+from khasino_sim.kernels.khasino.game import play_batch, play_game as _play_game
+from khasino_sim.kernels.movegen import list_window, prepare_only
+from khasino_sim.kernels.core.workspace import new_workspace
+from khasino_sim.kernels.khasino.state import (apply_move, apply_stay, advance, init_state, stay_partner, trail_fallback, position_hash)
+from khasino_sim.kernels.core.deal import shuffle_deck
+from khasino_sim.kernels.core.rng import zterm
 from . import kasino_engine
 from .formats import get_format
 from .state_json import StateError, from_json, parse, to_json, k10_order, _seat  # noqa: F401 (re-exported)
@@ -32,8 +32,8 @@ _LOCAL = threading.local()
 def _workspace(kind="game"):
     """This thread's workspace for the game path ("game"), listing records ("list") or counting ("keys"),
     holding the process's current bot table (bots with parameters)."""
-    from khasino_sim.kernels.heuristic import install_bot_table, search_iterations
-    from khasino_sim.kernels.tree import search_words
+    from khasino_sim.kernels.core.heuristic import install_bot_table, search_iterations
+    from khasino_sim.kernels.core.tree import search_words
     ws = getattr(_LOCAL, kind, None)
     if ws is None or (kind == "game" and ws.shape[0] < L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)):
         extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-LIST_KEYS // L.REC_SIZE)}[kind]
@@ -145,7 +145,7 @@ def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, score
 
 
 def _new_round(fmt, seed, deck, rnd, scores):
-    from khasino_sim.kernels.game import start_round
+    from khasino_sim.kernels.cassino.game import start_round
     if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
         raise StateError(f"round must be a positive integer, not {rnd!r}")
     order = np.zeros(104, dtype=np.int64)
@@ -250,7 +250,7 @@ def _check(ws):
 def _lister(fmt):
     """The compiled listing entry point of a format's family (Kasino's is compiled apart)."""
     if fmt.family == "kasino":
-        from khasino_sim.kernels.kasino_game import kasino_list_window
+        from khasino_sim.kernels.kasino.game import kasino_list_window
         return kasino_list_window
     return list_window
 
@@ -430,7 +430,7 @@ def scratch_high_water(state):
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE]) if not st[L.S_OVER] else 0
     if fmt.family == "kasino":      # the table's items and their subsets (no piles are usable)
-        from khasino_sim.kernels.kasino_moves import prepare_table
+        from khasino_sim.kernels.kasino.moves import prepare_table
         ws[L.C_OVERFLOW] = 0
         items = int(prepare_table(st, rules, ws))
         return {"items": items, "item_capacity": L.MAX_ITEMS, "subsets": int(ws[L.C_NSUB]),
@@ -447,7 +447,7 @@ def bot_move(state, bot, draw_seed):
     """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
 
     The bot is handed the seat's observation and the candidates only (docs/ENGINE.md, "Bots")."""
-    from khasino_sim.kernels.search import decide, NO_DECISION
+    from khasino_sim.kernels.khasino.search import decide, NO_DECISION
     fmt, st, decision = parse(state)
     rules = fmt.rules_array()
     code = bot_id(bot)          # registered first: the workspace is sized for the process's search bots
@@ -455,7 +455,7 @@ def bot_move(state, bot, draw_seed):
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
     if fmt.family == "kasino":
-        from khasino_sim.kernels.kasino_game import decide_kasino
+        from khasino_sim.kernels.kasino.search import decide_kasino
         with watching(fmt.family):
             decide_kasino(code, st, rules, p, ws, stream)
         _check(ws)
@@ -498,7 +498,7 @@ def scores(state):
     if fmt.family == "kasino":
         return kasino_engine.seat_scores(st, fmt)
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
-    from khasino_sim.kernels.state import score
+    from khasino_sim.kernels.khasino.state import score
     score(st, fmt.rules_array(), row)
     return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES[:8])}
             for s in range(fmt.seats)]
@@ -509,9 +509,9 @@ def winner(state):
     (0 = AB, 1 = CD) in 4p; -1 on a tie."""
     fmt, st = from_json(state)
     if fmt.family == "kasino":     # N7 in one round: the lowest round score (a pair's in 4p/6p)
-        from khasino_sim.kernels.kasino_state import score_kasino
+        from khasino_sim.kernels.kasino.state import score_kasino
         return int(score_kasino(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
-    from khasino_sim.kernels.state import score
+    from khasino_sim.kernels.khasino.state import score
     return int(score(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
 
 
@@ -562,10 +562,10 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
         bots = np.vectorize(bot_id)(bots)
     with watching(fmt.family):
         if fmt.family == "kasino":  # single rounds: round 1 of the match with that seed (N7)
-            from khasino_sim.kernels.kasino_game import play_kasino_matches
+            from khasino_sim.kernels.kasino.game import play_kasino_matches
             return play_kasino_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, nrounds=1)
         if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
-            from khasino_sim.kernels.game import play_matches
+            from khasino_sim.kernels.dispatch import play_matches
             return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
         return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)
 
@@ -585,7 +585,7 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
     match totals `scores` before it (Kasino: in a match of `rounds` rounds). Returns {"keys", "seats",
     "winner", "turns", "no_move", "bad", "final"}; `winner` is the round's (the highest round score, in Kasino
     the lowest; -1 on a tie)."""
-    from khasino_sim.kernels.game import play_dealt_round
+    from khasino_sim.kernels.cassino.game import play_dealt_round
     fmt = _format(fmt_name, options)
     rules = fmt.rules_array()
     prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
@@ -598,7 +598,7 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
             row, prev, check, np.zeros(1, dtype=np.uint64), trace)
     with watching(fmt.family):
         if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team; `rounds` the match length
-            from khasino_sim.kernels.kasino_game import play_kasino_round
+            from khasino_sim.kernels.kasino.game import play_kasino_round
             n = play_kasino_round(*args, rounds or fmt.match_rounds)
         else:
             n = play_dealt_round(*args)
@@ -613,7 +613,7 @@ def play_match(fmt_name, seed, bots, options=None, check=True, rounds=None):
     """Cassino: play one match to 21 (C7, P21) in the core from the match seed `seed` (round r dealt from
     `round_seed(seed, r)`). Returns {"rounds": per-round seat statistics (match totals after each round in
     `match_total`), "totals", "winner" (the winning seat; the team, 0 = seats 0+2, in cassino-4p)}."""
-    from khasino_sim.kernels.game import play_matches
+    from khasino_sim.kernels.dispatch import play_matches
     fmt = _format(fmt_name, options)
     ids = _bot_ids(fmt, bots)
     with watching(fmt.family):
@@ -630,8 +630,8 @@ def count_round(state):
     """Cassino (C7, P21): a finished round's state (`over`, its `scores` the match totals before it) counted
     towards the match in the rulebook's order. Returns {"totals": the totals after the whole round (per seat; a
     team's in 4p), "winner": the winning seat (team in 4p) or None while the match goes on}."""
-    from khasino_sim.kernels.game import count_round as _count
-    from khasino_sim.kernels.state import score
+    from khasino_sim.kernels.cassino.game import count_round as _count
+    from khasino_sim.kernels.khasino.state import score
     fmt, st = from_json(state)
     if not fmt.match_target:
         raise StateError(f"{fmt.name} plays single games, not matches")

@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 
 KHASINO_POINTS = {"AS": 1, "AH": 1, "AD": 1, "AC": 1, "2S": 1, "10D": 2}   # K13
 
@@ -84,7 +84,7 @@ class Format:
 
     def rules_array(self):
         """The int64 ruleset record the kernels read (layout R_*)."""
-        from khasino_sim.kernels.bits import parse_card
+        from khasino_sim.kernels.core.bits import parse_card
         r = np.zeros(L.RULES_SIZE, dtype=np.int64)
         r[L.R_SEATS] = self.seats
         r[L.R_DECK] = self.deck

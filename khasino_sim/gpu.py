@@ -16,7 +16,7 @@ scripts/gpu_check.py measures both on a GPU machine; docs/ENGINE.md "GPU backend
 """
 import numpy as np
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 
 LAYOUTS = ("global", "local")
 DEFAULT_LAYOUT = "global"
@@ -213,7 +213,7 @@ def cpu_stand_in(slots=3):
 
 # ---- the batch functions: play_batch / play_matches, on a launcher -------------------------------------
 def _template():
-    from khasino_sim.kernels.movegen import new_workspace
+    from khasino_sim.kernels.core.workspace import new_workspace
     return new_workspace()
 
 
@@ -248,7 +248,7 @@ def play_matches(rules, seeds, bots, check=False, single=False, runner=None):
     (G_MATCH the match's index in `seeds`). A Cassino match longer than MATCH_ROWS rounds is played again on the
     CPU (no cap on rounds); Kasino matches have their fixed number of rounds (N7)."""
     from khasino_sim.kernels.device import UNIT_KASINO, UNIT_MATCHES
-    from khasino_sim.kernels.game import play_matches as cpu_play_matches
+    from khasino_sim.kernels.dispatch import play_matches as cpu_play_matches
     runner = runner or device()
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)

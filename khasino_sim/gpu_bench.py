@@ -16,7 +16,7 @@ import numpy as np
 
 from . import gpu
 from .formats import get_format
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 
 PAIRINGS = {"greedy-random": ("greedy", "random"), "random-random": ("random", "random"),
             "greedy-greedy": ("greedy", "greedy"), "heuristic-heuristic": ("heuristic", "heuristic")}

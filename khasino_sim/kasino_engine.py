@@ -3,11 +3,11 @@
 bot moves and single rounds go through engine's own code with Kasino's compiled entry points."""
 import numpy as np
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.bits import card_name, parse_card
-from khasino_sim.kernels.kasino_game import play_kasino_matches
-from khasino_sim.kernels.kasino_state import init_round, apply_kasino, advance_kasino, score_kasino
-from khasino_sim.kernels.state import shuffle_deck
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import card_name, parse_card
+from khasino_sim.kernels.kasino.game import play_kasino_matches
+from khasino_sim.kernels.kasino.state import init_round, apply_kasino, advance_kasino, score_kasino
+from khasino_sim.kernels.core.deal import shuffle_deck
 from .kasino_json import multiset_names, to_json
 from .state_json import StateError
 

@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
-from khasino_sim.kernels.multiset import FACE_CARDS, card_of_id
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import card_name, parse_card, mask_cards
+from khasino_sim.kernels.core.multiset import FACE_CARDS, card_of_id
 from .formats import MAX_MATCH_ROUNDS, SCORE_LIMIT
 
 

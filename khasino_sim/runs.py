@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from . import ENGINE_VERSION, __version__, storage, userbots
 from .formats import FORMATS, get_format, with_options, options_of
 
@@ -190,9 +190,10 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     shard is written (seats first, games last); a stopped or failed shard leaves nothing behind.
 
     With `backend` "cuda" the whole shard is one launch on the GPU (khasino_sim/gpu.py), its rows the same."""
-    from khasino_sim.kernels.game import play_batch, play_matches
-    from khasino_sim.kernels.movegen import new_workspace
-    from khasino_sim.kernels.seeding import seeds_for
+    from khasino_sim.kernels.khasino.game import play_batch
+    from khasino_sim.kernels.dispatch import play_matches
+    from khasino_sim.kernels.core.workspace import new_workspace
+    from khasino_sim.kernels.core.seeding import seeds_for
     from .engine import bot_id
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
@@ -262,8 +263,8 @@ def check_backend(backend, bots=(), dask=None):
 
 def workspace_size():
     """The length of a game workspace for the bots this process has registered (kernels/tree.py)."""
-    from khasino_sim.kernels.heuristic import search_iterations
-    from khasino_sim.kernels.tree import search_words
+    from khasino_sim.kernels.core.heuristic import search_iterations
+    from khasino_sim.kernels.core.tree import search_words
     return L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)
 
 
@@ -275,7 +276,8 @@ def warm_up(spec):
     The storage half matters for timing: pyarrow's first conversion of a numpy array imports pandas (about
     half a second, holding the import lock) and its first Parquet write loads the codec. Inside a run that
     cost fell on the workers' first chunk, where the threads queued behind one another for it."""
-    from khasino_sim.kernels.game import play_batch, play_matches
+    from khasino_sim.kernels.khasino.game import play_batch
+    from khasino_sim.kernels.dispatch import play_matches
     import pyarrow as pa
     import pyarrow.parquet as pq
     t = time.time()

@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import card_name, parse_card, mask_cards
 from .formats import FORMATS, SCORE_LIMIT, get_format
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 
 MANIFEST = "run.json"
 GAMES = "games"

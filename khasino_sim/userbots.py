@@ -29,7 +29,7 @@ import traceback
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 
 # the fields of `view` (the seat's observation) and of `move` (a move record), by name
 VIEW = {"seat": L.O_SEAT, "hand": L.O_HAND, "loose": L.O_LOOSE, "deal": L.O_DEAL, "stock_left": L.O_STOCK_LEFT,
@@ -111,7 +111,7 @@ class _Bot:
         first fault: an exception (an index out of bounds among them) sets the fault buffer instead of
         printing a traceback per call or reading past the view."""
         from numba import cfunc, carray, njit, types
-        from khasino_sim.kernels.userbot import int64_pointer, readonly
+        from khasino_sim.kernels.core.userbot import int64_pointer, readonly
         options = {k: v for k, v in self.fn.targetoptions.items() if k not in ("nopython", "cache")}
         checked = njit(**{**options, "boundscheck": True})(self.fn.py_func)
         arg = types.Array(types.int64, 1, "C", readonly=True)
@@ -219,10 +219,10 @@ def _describe_exception(e, path):
 
 def describe_position(view, move, family):
     """The move a score function was given, and what its seat saw, in one line."""
-    from khasino_sim.kernels.bits import card_name, mask_cards
+    from khasino_sim.kernels.core.bits import card_name, mask_cards
     kind = L.KIND_NAMES[move[L.M_KIND]] if 0 <= move[L.M_KIND] < len(L.KIND_NAMES) else "?"
     if family == "kasino":
-        from khasino_sim.kernels.multiset import card_of_id
+        from khasino_sim.kernels.core.multiset import card_of_id
         from .kasino_json import multiset_names
         card = card_name(card_of_id(int(move[L.M_CARD]))) if 0 <= move[L.M_CARD] < 104 else "?"
         return (f"{card} {kind} for seat {view[L.KO_SEAT]} (round {view[L.KO_ROUND]}) holding "

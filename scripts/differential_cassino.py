@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_cassino import FORMATS, PAIRINGS, walk, canon, _rows, _seat  # noqa: E402
 from khasino_sim import engine, reference_cassino as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
-from khasino_sim.kernels import layout as L  # noqa: E402
+from khasino_sim.kernels.core import layout as L
 
 OPTION_SETS = {"default": {}, "face_values": {"face_values": True}, "ace_14": {"ace_14": True},
                "sweeps": {"sweeps": True}, "all": {"face_values": True, "ace_14": True, "sweeps": True}}

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_kasino import FORMATS, PAIRINGS, walk, canon, _rows, _seat  # noqa: E402
 from khasino_sim import engine, reference_kasino as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
-from khasino_sim.kernels import layout as L  # noqa: E402
+from khasino_sim.kernels.core import layout as L
 
 
 def main():

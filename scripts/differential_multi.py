@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_differential import THREE, FOUR_PAIRINGS, walk, canon  # noqa: E402
 from khasino_sim import engine, reference as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
-from khasino_sim.kernels import layout as L  # noqa: E402
+from khasino_sim.kernels.core import layout as L
 
 PAIRINGS = {2: [("random",) * 2, ("greedy",) * 2, ("greedy", "random")],
             3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")], 4: FOUR_PAIRINGS}

@@ -13,7 +13,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from khasino_sim.engine import play_games  # noqa: E402
-from khasino_sim.kernels import layout as L  # noqa: E402
+from khasino_sim.kernels.core import layout as L
 
 
 def deal_results(fmt, a, b, seeds):

@@ -54,7 +54,7 @@ def kasino_table_bound(g=14, extra=5):
 
 def bounds():
     """{name: (bound, capacity)} for every scratch table and format family."""
-    from khasino_sim.kernels import layout as L
+    from khasino_sim.kernels.core import layout as L
     four = lambda top: {v: 4 for v in range(1, top + 1)}          # noqa: E731
     kasino, _ = kasino_table_bound()
     return {

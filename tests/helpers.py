@@ -9,7 +9,7 @@ import collections
 import json
 import random
 
-from khasino_sim.kernels.bits import card_name
+from khasino_sim.kernels.core.bits import card_name
 from khasino_sim.formats import get_format
 
 # ---- the commands that regenerate the fixtures (named in the failure messages) ----------------------------------
@@ -297,18 +297,18 @@ def batch_rows(fmt, n, bots=0, options=None, single=False, nrounds=None, seeds=N
         codes = np.full((n, f.seats), bots, dtype=np.int64)
     codes = np.ascontiguousarray(codes, dtype=np.int64)
     if f.family == "kasino":
-        from khasino_sim.kernels.kasino_game import play_kasino_matches
+        from khasino_sim.kernels.kasino.game import play_kasino_matches
         return f, play_kasino_matches(f.rules_array(), seeds, codes, check=check, nrounds=nrounds)
     if f.family == "cassino":
-        from khasino_sim.kernels.game import play_matches
+        from khasino_sim.kernels.dispatch import play_matches
         return f, play_matches(f.rules_array(), seeds, codes, check=check, single=single)
-    from khasino_sim.kernels.game import play_batch
+    from khasino_sim.kernels.khasino.game import play_batch
     return f, play_batch(f.rules_array(), seeds, codes, check, series=series)
 
 
 def seat_field(rows, seat, field):
     """Column `field` (layout SEAT_*) of seat `seat` in statistics rows."""
-    from khasino_sim.kernels import layout as L
+    from khasino_sim.kernels.core import layout as L
     return rows[:, L.G_SEAT0 + seat * L.SEAT_FIELDS + field]
 
 

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from khasino_sim import bots, engine
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from tests.helpers import count_blind_choices
 
 
@@ -93,7 +93,7 @@ def test_heuristic_build_risk_is_the_hypergeometric_chance(fmt):
 
     import numpy as np
 
-    from khasino_sim.kernels.search import decide, NO_DECISION
+    from khasino_sim.kernels.khasino.search import decide, NO_DECISION
     from tests.test_hidden_information import positions
     options = {"ace_14": True, "face_values": True} if fmt == "cassino-ace14" else None
     name = "cassino" if options else fmt

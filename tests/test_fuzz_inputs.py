@@ -19,7 +19,7 @@ from khasino_sim import engine
 from khasino_sim.bots import BOTS
 from khasino_sim.cli import main
 from khasino_sim.formats import FORMATS, INT_RANGES, MAX_MATCH_ROUNDS
-from khasino_sim.kernels.bits import card_name
+from khasino_sim.kernels.core.bits import card_name
 
 EXAMPLES = int(os.environ.get("KHASINO_FUZZ_EXAMPLES", "60"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("KHASINO_FUZZ_EXAMPLES"),

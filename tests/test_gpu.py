@@ -15,8 +15,9 @@ import pytest
 from khasino_sim import gpu
 from khasino_sim.engine import bot_id
 from khasino_sim.formats import get_format, with_options
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.game import play_batch, play_matches
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.khasino.game import play_batch
+from khasino_sim.kernels.dispatch import play_matches
 
 HAS_GPU = gpu.status() is None
 needs_gpu = pytest.mark.skipif(not HAS_GPU, reason=f"no usable GPU: {gpu.status()}")

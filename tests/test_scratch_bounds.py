@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.movegen import new_workspace
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.workspace import new_workspace
 
 _spec = importlib.util.spec_from_file_location(
     "scratch_bounds", Path(__file__).parent.parent / "scripts" / "scratch_bounds.py")
@@ -39,8 +39,8 @@ def test_every_table_covers_its_bound():
 def test_game_workspace_is_under_one_megabyte():
     """Under 1 MB for every bot but the search bots, whose area (kernels/tree.py) is added once a search bot
     is registered in the process (another test of this worker may have done so)."""
-    from khasino_sim.kernels.heuristic import search_iterations
-    from khasino_sim.kernels.tree import search_words
+    from khasino_sim.kernels.core.heuristic import search_iterations
+    from khasino_sim.kernels.core.tree import search_words
     ws = new_workspace()
     n = search_iterations()
     assert ws.nbytes == (L.WS_SIZE + (search_words(n) if n else 0)) * 8 and L.WS_SIZE * 8 < 1_000_000

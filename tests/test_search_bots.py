@@ -7,9 +7,10 @@ import pytest
 
 from khasino_sim import bots
 from khasino_sim.formats import FORMATS
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.game import play_batch, play_matches
-from khasino_sim.kernels.heuristic import install_bot_table, search_iterations, BOT_TABLE
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.khasino.game import play_batch
+from khasino_sim.kernels.dispatch import play_matches
+from khasino_sim.kernels.core.heuristic import install_bot_table, search_iterations, BOT_TABLE
 from khasino_sim.runs import simulate
 from tests.helpers import count_blind_choices
 from tests.test_simulate import same_dataset

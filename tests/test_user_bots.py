@@ -10,8 +10,9 @@ import pytest
 
 from khasino_sim import bots
 from khasino_sim.formats import FORMATS
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.game import play_batch, play_matches
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.khasino.game import play_batch
+from khasino_sim.kernels.dispatch import play_matches
 from tests.helpers import count_blind_choices
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "my_bot.py"
@@ -93,7 +94,7 @@ def kasino_python_copy(tmp_path_factory):
 
 @pytest.mark.parametrize("fmt", ["kasino-2p", "kasino-4p"])
 def test_kasino_python_and_njit_forms_play_the_same_games(kasino_python_copy, fmt):
-    from khasino_sim.kernels.kasino_game import play_kasino_matches
+    from khasino_sim.kernels.kasino.game import play_kasino_matches
     f = FORMATS[fmt]
     jit = bots.code(f"file:{KASINO_EXAMPLE}")
     py = bots.code(f"file:{kasino_python_copy}")
@@ -110,7 +111,7 @@ def test_kasino_python_and_njit_forms_play_the_same_games(kasino_python_copy, fm
 def test_kasino_example_beats_random():
     """Misère (N6): the example scores fewer points than random in the same seats (2,000 rounds: 20.4 against
     22.6 a round; greedy 21.0 against 22.0)."""
-    from khasino_sim.kernels.kasino_game import play_kasino_matches
+    from khasino_sim.kernels.kasino.game import play_kasino_matches
     f = FORMATS["kasino-2p"]
     code = bots.code(f"file:{KASINO_EXAMPLE}")
     n = 2000
@@ -130,8 +131,8 @@ def test_kasino_user_bot_is_blind():
 
 def test_kasino_view_fields():
     """Every field of the Kasino view is written from the seat's own position, hidden hands only by size."""
-    from khasino_sim.kernels.kasino_search import observe_kasino
-    from khasino_sim.kernels.kasino_state import init_round
+    from khasino_sim.kernels.kasino.search import observe_kasino
+    from khasino_sim.kernels.kasino.state import init_round
     from khasino_sim.userbots import KASINO_VIEW
     f = FORMATS["kasino-2p"]
     rules = f.rules_array()

@@ -6,12 +6,13 @@ import pytest
 
 from khasino_sim import engine
 from khasino_sim.formats import get_format, with_options
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.game import play_game, cards_accounted
-from khasino_sim.kernels.movegen import new_workspace
-from khasino_sim.kernels.search import decide, NO_DECISION
-from khasino_sim.kernels.rng import bot_stream_seed
-from khasino_sim.kernels.state import init_state, shuffle_deck, apply_move, advance, score
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.khasino.game import play_game, cards_accounted
+from khasino_sim.kernels.core.workspace import new_workspace
+from khasino_sim.kernels.khasino.search import decide, NO_DECISION
+from khasino_sim.kernels.core.rng import bot_stream_seed
+from khasino_sim.kernels.khasino.state import init_state, apply_move, advance, score
+from khasino_sim.kernels.core.deal import shuffle_deck
 
 BOTS = np.array([L.BOT_GREEDY, L.BOT_RANDOM], dtype=np.int64)
 
@@ -120,7 +121,7 @@ def test_N3_N4_variants_compulsory_tabbe_and_value():
 
 def test_N4_tabbe_value_in_play():
     """Every tabbe scores a multiple of tabbe_value; pluses and minuses cancel."""
-    from khasino_sim.kernels.kasino_game import play_kasino_matches
+    from khasino_sim.kernels.kasino.game import play_kasino_matches
     f = with_options(get_format("kasino-2p"), {"tabbe_value": 3, "compulsory_tabbe": "false"})
     rows = play_kasino_matches(f.rules_array(), np.arange(80, dtype=np.uint64),
                                np.array([[L.BOT_RANDOM, L.BOT_GREEDY]] * 80), check=True, nrounds=1)
@@ -143,7 +144,7 @@ def test_bad_variant_values(fmt, setting, message):
 
 def test_N1_alt_deal_option_is_the_2p_alt_format():
     """`alt_deal` on kasino-2p plays kasino-2p-alt's games (5 each and 6 to the table); two seats only."""
-    from khasino_sim.kernels.kasino_game import play_kasino_matches
+    from khasino_sim.kernels.kasino.game import play_kasino_matches
     seeds = np.arange(30, dtype=np.uint64)
     bots = np.array([[L.BOT_GREEDY, L.BOT_RANDOM]] * 30)
     a = play_kasino_matches(with_options(get_format("kasino-2p"), {"alt_deal": "true"}).rules_array(), seeds, bots,

@@ -14,8 +14,8 @@ from khasino_sim import engine
 from tests.helpers import compare_walk
 from khasino_sim import reference_cassino as ref
 from khasino_sim.formats import get_format, with_options
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.game import play_matches
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.dispatch import play_matches
 
 FORMATS = ["cassino", "cassino-3p", "cassino-4p"]
 OPTION_SETS = [{}, {"face_values": True}, {"ace_14": True}, {"sweeps": True},
@@ -83,7 +83,7 @@ def test_same_whole_matches(fmt):
 
 
 def test_round_seeds_are_splitmix_outputs():
-    from khasino_sim.kernels.game import round_seed
+    from khasino_sim.kernels.core.rng import round_seed
     for g in (0, 1, 2**63 + 5, 2**64 - 1):
         for r in (1, 2, 7):
             assert int(round_seed(np.uint64(g), r)) == ref.round_seed(g, r)

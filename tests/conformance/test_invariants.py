@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from khasino_sim.formats import FORMATS
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from tests.helpers import batch_rows, pairing_id, pairings, sample, seat_field
 
 ALL = list(FORMATS)

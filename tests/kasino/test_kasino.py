@@ -16,8 +16,8 @@ from khasino_sim import engine
 from tests.helpers import compare_walk
 from khasino_sim import reference_kasino as ref
 from khasino_sim.formats import get_format
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.kasino_game import play_kasino_matches
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.kasino.game import play_kasino_matches
 
 FORMATS = ["kasino-2p", "kasino-2p-alt", "kasino-3p", "kasino-4p", "kasino-5p", "kasino-6p"]
 POSITIONS = 1_000           # per format
@@ -151,7 +151,7 @@ def test_table_size_bound_holds_in_play():
     rank is on the table at most once unless its copies came from the first deal's table cards; hence at most
     13 + 5 = 18 table cards, whose subsets with sum at most 14 number at most 2,047 (MAX_SUBSETS: 28,944)."""
     from collections import Counter
-    from khasino_sim.kernels.layout import MAX_SUBSETS
+    from khasino_sim.kernels.core.layout import MAX_SUBSETS
     for fmt in FORMATS:
         f = get_format(fmt)
         for g in range(6):

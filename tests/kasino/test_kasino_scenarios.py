@@ -65,8 +65,8 @@ def _match_winner(fmt, totals):
     """The core's N7 winner (kasino_game.match_winner) for match totals per seat; None on a tie."""
     import numpy as np
     from khasino_sim.formats import get_format
-    from khasino_sim.kernels import layout as L
-    from khasino_sim.kernels.kasino_game import match_winner
+    from khasino_sim.kernels.core import layout as L
+    from khasino_sim.kernels.kasino.game import match_winner
     row = np.zeros(L.STATS_SIZE, dtype=np.int64)
     for s, t in enumerate(totals):
         row[L.G_SEAT0 + s * L.SEAT_FIELDS + L.SEAT_MATCH_TOTAL] = t

@@ -20,7 +20,7 @@ pile counts as reachable): the engine may prune the depth, never exceed it.
 import json
 import random
 
-from khasino_sim.kernels.bits import card_name
+from khasino_sim.kernels.core.bits import card_name
 from khasino_sim.state_json import StateError, from_json
 
 DECK_SIZE = 40

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from khasino_sim import engine
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from khasino_sim.state_json import StateError
 from tests.helpers import position
 

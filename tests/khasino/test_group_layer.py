@@ -16,10 +16,11 @@ import pytest
 from numba import njit
 
 from khasino_sim.formats import get_format
-from khasino_sim.kernels import layout as L
-from khasino_sim.kernels.bits import card_value, parse_card
-from khasino_sim.kernels.groups import prefix_start, prefix_next, piles_start, piles_next
-from khasino_sim.kernels.movegen import new_workspace, prepare_only
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.bits import card_value, parse_card
+from khasino_sim.kernels.core.groups import prefix_start, prefix_next, piles_start, piles_next
+from khasino_sim.kernels.core.workspace import new_workspace
+from khasino_sim.kernels.movegen import prepare_only
 from khasino_sim.state_json import from_json
 from tests.khasino import positions_search as P
 
@@ -316,7 +317,7 @@ def test_played_group_dropped_only_without_a_selection(fmt):
     pile selection at all to go with it (the search it skips would make none), on every position of random
     games; the drop is not vacuous."""
     from khasino_sim import engine
-    from khasino_sim.kernels.khasino_moves import above_reached
+    from khasino_sim.kernels.khasino.moves import above_reached
 
     rules = get_format(fmt).rules_array()
     ws = new_workspace()

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from khasino_sim import engine
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from khasino_sim.state_json import StateError, from_json
 from tests.helpers import position
 
@@ -184,7 +184,7 @@ def test_p10_series_leader_is_the_previous_lowest_scorer(fmt):
 def test_p10_series_leader_cases():
     """P10 by hand: lowest scorer leads; 2-2-3 with seat 2 the winner: of seats 0 and 1 the seat after the
     winner (C -> B: seat 1) leads."""
-    from khasino_sim.kernels.state import series_leader
+    from khasino_sim.kernels.khasino.state import series_leader
     rules = engine.get_format("khasino-3p").rules_array()
 
     def row(scores, winner):

@@ -16,7 +16,7 @@ import pytest
 
 from khasino_sim import engine, reference
 from khasino_sim.formats import get_format
-from khasino_sim.kernels import layout as L
+from khasino_sim.kernels.core import layout as L
 from tests.khasino import positions_search as P
 
 COUNT_SECONDS = 2.0          # a position is "small" when count_moves finishes within this (in a forked child)

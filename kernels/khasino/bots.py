@@ -3,24 +3,22 @@ generated, never from the state: the engine builds the observation, and every ca
 the mover sees (docs/ENGINE.md, "Bots")."""
 from numba import njit
 
-from .layout import (
-    S_HANDS, S_LOOSE, S_DEAL, S_STOCK_POS, S_STOCK_LEN, S_PLEN, S_PILE, S_BOWNER, S_BNG, S_BGROUPS,
-    MAX_PILE, MAX_GROUPS, MAX_SEATS, MAX_VALUE, R_SEATS,
-    O_SEAT, O_HAND, O_LOOSE, O_DEAL, O_STOCK_LEFT, O_PILE_TOP, O_PILE_LEN, O_BOWNER, O_BCARDS, O_HAND_SIZES,
-    WS_OBS, DECISION_TAG, DECIDE_STAY, BOT_RANDOM, BOT_GREEDY, BOT_USER, SINK_USER, BOT_HEURISTIC, SINK_GREEDY,
-    SINK_HEURISTIC, SINK_RANDOM, C_BEST_F,
+from ..core.bits import popcount
+from ..core.heuristic import use_weights
+from ..core.layout import (
+    BOT_GREEDY, BOT_HEURISTIC, BOT_RANDOM, BOT_USER, C_BEST_F, DECIDE_STAY, DECISION_TAG, MAX_GROUPS, MAX_PILE,
+    MAX_SEATS, MAX_VALUE, O_BCARDS, O_BOWNER, O_DEAL, O_HAND, O_HAND_SIZES, O_LOOSE, O_PILE_LEN, O_PILE_TOP,
+    O_SEAT, O_STOCK_LEFT, R_SEATS, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SINK_USER, S_BGROUPS, S_BNG, S_BOWNER,
+    S_DEAL, S_HANDS, S_LOOSE, S_PILE, S_PLEN, S_STOCK_LEN, S_STOCK_POS, WS_OBS,
 )
-from .bits import popcount
-from .heuristic import use_weights
-from .movegen import generate
-from .rng import next_u64, fmix, zterm, GOLDEN
-from .sink import sink_begin
-
+from ..core.rng import GOLDEN, fmix, next_u64, zterm
+from ..core.sink import sink_begin
+from ..movegen import generate
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def observe(st, rules, seat, obs, at):
-    """Write what `seat` sees into obs[at:at+OBS_SIZE] (RULINGS.md, "What bots see"): own hand, loose cards,
+    """Write what `seat` sees into obs[at:at+OBS_SIZE] (docs/rules/project.md, "What bots see"): own hand, loose cards,
     builds (cards, owner), each pile's top card and size, hand sizes, stock size. Nothing else."""
     obs[at + O_SEAT] = seat
     obs[at + O_HAND] = st[S_HANDS + 2 * seat]
@@ -58,15 +56,15 @@ def option_basic(bot, kind, stream):
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def decide_basic(bot, st, rules, p, ws, stream):
-    """Seat p's bot (one that does not search: kernels/search.py dispatches) decides: one draw r from the bot stream, then every legal move is generated into the
-    bot's sink (kernels/sink.py), which keeps the running best at WS_BEST. The bot's inputs are the
-    candidates' keys and features, all computed from what seat p sees (`observe` writes that view for a bot
-    that reads it; none of the built-in ones does).
+    """Seat p's bot (one that does not search: kernels/khasino/search.py dispatches) decides: one draw r from the
+    bot stream, then every legal move is generated into the bot's sink (kernels/core/sink.py), which keeps the
+    running best at WS_BEST. The bot's inputs are the candidates' keys and features, all computed from what seat p
+    sees (`observe` writes that view for a bot that reads it; none of the built-in ones does).
 
     Returns the number of candidates offered; with none (the K11 fallback, never in reachable play) the
     draw is given back, so no bot was asked (docs/ENGINE.md)."""
     bot = use_weights(ws, bot)      # a bot with parameters: its kind, its weights in the workspace
-    if bot == BOT_USER:             # a user bot scores each candidate from the seat's view (kernels/userbot.py)
+    if bot == BOT_USER:             # a user bot scores each candidate from the seat's view (kernels/core/userbot.py)
         observe(st, rules, p, ws, WS_OBS)
     r = next_u64(stream)
     sink_begin(ws, SINK_GREEDY if bot == BOT_GREEDY else SINK_HEURISTIC if bot == BOT_HEURISTIC else

@@ -13,15 +13,18 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    C_HW, C_BOTTAB, C_RACES, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS,
-    H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP, H_PILE, H_RACES,
+    BOT_HEURISTIC, BOT_ISMCTS, BOT_ROLLOUT, BOT_STRIDE, BOT_TABLE_BASE, BOT_TABLE_ROWS, C_BOTTAB, C_HW, C_RACES,
+    H_CARDS, H_EXPOSED, H_KASINO_SETUP, H_OUR_CARDS, H_OUR_POINTS, H_PILE, H_POINTS, H_RACES, H_SPADES,
 )
+
 
 # the defaults, in the order of the H_* slots
 DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 200, "our_cards": 20,
                    "kasino_setup": 35, "pile": 50, "races": 1, "safety": 1}
 _DEFAULTS = np.array(list(DEFAULT_WEIGHTS.values()), dtype=np.int64)
-# the search bots' parameters (n, c, policy), kernels/search.py; policy is a BOT_* code (2: heuristic playouts,
+
+
+# the search bots' parameters (n, c, policy), kernels/khasino/search.py; policy is a BOT_* code (2: heuristic playouts,
 # which beat greedy's by 12 points of share against heuristic in khasino: docs/ENGINE.md "Bots")
 SEARCH_DEFAULTS = {"rollout": {"n": 200, "c": 70, "policy": 2}, "ismcts": {"n": 1000, "c": 70, "policy": 2}}
 _SEARCH = np.array([list(SEARCH_DEFAULTS["rollout"].values()), list(SEARCH_DEFAULTS["ismcts"].values())],
@@ -50,7 +53,7 @@ def use_weights(ws, bot):
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def khasino_score(ws, points, cards, spades, exposed_m, our_m, our_cards, top_points):
     """The score in thousandths of the weights' units. `exposed_m`, `our_m`: card points left exposed and safe
-    in the builds the mover's side owns, in thousandths (kernels/khasino_moves.py, `heuristic_offer`).
+    in the builds the mover's side owns, in thousandths (kernels/khasino/moves.py, `heuristic_offer`).
     `top_points`: for a capture where opponents use piles (K8), the card points of the played card, now the
     exposed top of the mover's pile, less those of the top it covers. With `races`, cards and spades count
     only while their K13 race is open (no side holds a majority)."""

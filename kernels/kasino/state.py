@@ -1,18 +1,19 @@
 """Norwegian misère Kasino's state functions (N1, N4–N7; RULES.md P22, P24–P26) on the flat state vector: the
 deal, a move, the end of a deal and of a round, the round's score and the card accounting of the double deck.
-Card sets are multisets of two words (`kernels/multiset.py`)."""
+Card sets are multisets of two words (`kernels/core/multiset.py`)."""
 from numba import njit
 
-from .bits import popcount, SPADES_MASK, TWO_SPADES, TEN_DIAMONDS, ACES_MASK
-from .layout import (
-    S_TO_MOVE, S_DEAL, S_LAST_CAP, S_OVER, S_STOCK_POS, S_STOCK_LEN, S_TURN, S_LAST_MOVER, S_LOOSE, S_LOOSE_HI,
-    S_HANDS, S_PLEN, S_PILE, S_STOCK, S_DEALER, S_ROUND, S_TABBE, S_ASIDE, S_ROUNDS, MAX_PILE,
-    R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_LATER_HAND, R_NEXT, R_CARD_POINTS, R_TEAM, R_MATCH_ROUNDS,
-    M_CARD, M_KIND, M_TAKEN_LO, M_TAKEN_HI, M_TABBE, KIND_CAPTURE,
-    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS,
-    SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_CARD_POINTS, SEAT_LAST_POINT, SEAT_TABBE_PLUS, SEAT_TABBE_MINUS,
+from ..core.bits import ACES_MASK, SPADES_MASK, TEN_DIAMONDS, TWO_SPADES, popcount
+from ..core.layout import (
+    G_SEAT0, KIND_CAPTURE, MAX_PILE, M_CARD, M_KIND, M_TABBE, M_TAKEN_HI, M_TAKEN_LO, R_CARD_POINTS, R_DECK,
+    R_HAND, R_LATER_HAND, R_MATCH_ROUNDS, R_NEXT, R_SEATS, R_TABLE_INIT, R_TEAM, SEAT_ACES, SEAT_CARDS,
+    SEAT_CARD_POINTS, SEAT_FIELDS, SEAT_LAST_POINT, SEAT_SCORE, SEAT_SPADES, SEAT_TABBE_MINUS, SEAT_TABBE_PLUS,
+    SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_TEN_DIAMONDS, SEAT_TWO_SPADES, S_ASIDE, S_DEAL, S_DEALER, S_HANDS, S_LAST_CAP,
+    S_LAST_MOVER, S_LOOSE, S_LOOSE_HI, S_OVER, S_PILE, S_PLEN, S_ROUND, S_ROUNDS, S_STOCK, S_STOCK_LEN,
+    S_STOCK_POS, S_TABBE, S_TO_MOVE, S_TURN,
 )
-from .multiset import card_of_id, ms_add_card, ms_remove_card, ms_add, ms_sub, FACE_CARDS, SPADE_FACES
+from ..core.multiset import FACE_CARDS, SPADE_FACES, card_of_id, ms_add, ms_add_card, ms_remove_card, ms_sub
+
 
 ALL_CARDS = (1 << 52) - 1
 

@@ -10,9 +10,9 @@ path holds no move list and no position has a move cap.
   at WS_LIST; the Python API lists any position by successive windows, in bounded memory. `SINK_KEYS`
   writes only their keys (counting distinct moves).
 
-- `SINK_TREE` / `SINK_SELECT` (the search bots, kernels/search.py): each move folded into a tree node's
-  selection (kernels/tree.py), or the move with a given key picked out.
-- `SINK_USER`: a user bot's function scores each candidate (kernels/userbot.py); the highest score, then the
+- `SINK_TREE` / `SINK_SELECT` (the search bots, kernels/khasino/search.py): each move folded into a tree node's
+  selection (kernels/core/tree.py), or the move with a given key picked out.
+- `SINK_USER`: a user bot's function scores each candidate (kernels/core/userbot.py); the highest score, then the
   draw.
 
 A later bot plugs in here: a new mode with its own `prefilter` score and tie-break, fed by the same pass.
@@ -22,10 +22,11 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    C_SINK, C_DRAW, C_SEEN, C_FOUND, C_BEST_H, C_BEST_F, C_LIST_LO, C_LIST_HI, C_FEAT,
-    SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, SINK_USER, C_TKEY, C_TBEST, C_HW, WS_OBS, WS_CAND, REC_SIZE, WS_BEST, WS_LIST, WS_GBUF, WS_FOLLOW, WS_SEL2, CARD_BITS, VALUE_SHIFT,
-    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_KEY, M_POINTS, M_CARDS, M_SPADES,
-    M_TABLE_POINTS, M_PILE_USED, M_GROUPS, M_FGROUPS, M_OWNER, C_MKOWNER,
+    CARD_BITS, C_BEST_F, C_BEST_H, C_DRAW, C_FEAT, C_FOUND, C_HW, C_LIST_HI, C_LIST_LO, C_MKOWNER, C_SEEN, C_SINK,
+    C_TBEST, C_TKEY, M_CARD, M_CARDS, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_PILE_USED,
+    M_POINTS, M_SPADES, M_TABLE_POINTS, M_TARGET, M_USED, M_VALUE, REC_SIZE, SINK_GREEDY, SINK_HEURISTIC,
+    SINK_KEYS, SINK_LIST, SINK_SELECT, SINK_TREE, SINK_USER, VALUE_SHIFT, WS_BEST, WS_CAND, WS_FOLLOW, WS_GBUF,
+    WS_LIST, WS_OBS, WS_SEL2,
 )
 from .rng import fmix
 from .tree import tree_offer
@@ -106,11 +107,11 @@ def write_record(ws, at, kind, c, value, target, used, ng, nf, key, pile_used):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def search_offer(ws, key, kind, c, value, target, used, ng, nf, pile_used):
-    """The search bots' modes (kernels/tree.py): SINK_TREE folds the move into a tree node's selection and
+    """The search bots' modes (kernels/core/tree.py): SINK_TREE folds the move into a tree node's selection and
     keeps the chosen move's record; SINK_SELECT keeps the first move whose key is ws[C_TKEY]. SINK_USER: a
     user bot's score of the candidate (the highest kept, then the draw as random's)."""
     mode = ws[C_SINK]
-    if mode == SINK_USER:           # a user bot: its score of the candidate, then the draw (kernels/userbot.py)
+    if mode == SINK_USER:           # a user bot: its score of the candidate, then the draw (kernels/core/userbot.py)
         write_record(ws, WS_CAND, kind, c, value, target, used, ng, nf, key, pile_used)
         sc = call_score(ws[C_HW], ws, WS_OBS, WS_CAND)
         h = fmix(key ^ np.uint64(ws[C_DRAW]))

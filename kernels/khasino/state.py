@@ -3,38 +3,23 @@ sweep, scoring and the full position hash. All in place on preallocated arrays."
 import numpy as np
 from numba import njit
 
-from .bits import lowbit_index, popcount, card_value, SPADES_MASK, TWO_SPADES, TEN_DIAMONDS, ACES_MASK
-from .layout import (
-    S_TO_MOVE, S_DEAL, S_LAST_CAP, S_OVER, S_STOCK_POS, S_STOCK_LEN, S_TURN, S_LAST_MOVER, S_LOOSE,
-    S_HANDS, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK,
-    MAX_GROUPS, MAX_PILE, MAX_VALUE,
-    R_SEATS, R_DECK, R_HAND, R_TABLE_INIT, R_MAX_BUILD_VALUE, R_MOST_CARDS, R_MOST_SPADES, R_SPLIT_TIES,
-    R_TABLE_TO_LAST, R_DEAL_LEADER, R_MAX_BUILDS,
-    R_CARD_POINTS, R_NEXT, R_REFILL, R_TIEBREAK, R_TEAMS, R_TEAM, R_PARTNER, S_PROMISED, S_PROMISES, M_OWNER,
-    R_LOAD_OWNS, R_SWEEPS, S_DEALER, S_ROUND, S_SWEEPS, SEAT_SWEEPS,
-    KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL,
-    M_CARD, M_KIND, M_VALUE, M_TARGET, M_USED, M_GCOUNT, M_FCOUNT, M_GROUPS, M_FGROUPS,
-    CARD_BITS, VALUE_SHIFT,
-    G_SEAT0, G_WINNER, SEAT_FIELDS, SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES,
-    SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_TEAM, SEAT_TEAM_SCORE,
+from ..core.bits import ACES_MASK, SPADES_MASK, TEN_DIAMONDS, TWO_SPADES, card_value, lowbit_index, popcount
+from ..core.layout import (
+    CARD_BITS, G_SEAT0, G_WINNER, KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS,
+    MAX_PILE, MAX_VALUE, M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KIND, M_OWNER, M_TARGET, M_USED,
+    M_VALUE, R_CARD_POINTS, R_DEAL_LEADER, R_DECK, R_HAND, R_LOAD_OWNS, R_MAX_BUILDS, R_MAX_BUILD_VALUE,
+    R_MOST_CARDS, R_MOST_SPADES, R_NEXT, R_PARTNER, R_REFILL, R_SEATS, R_SPLIT_TIES, R_SWEEPS, R_TABLE_INIT,
+    R_TABLE_TO_LAST, R_TEAM, R_TEAMS, R_TIEBREAK, SEAT_ACES, SEAT_CARDS, SEAT_FIELDS, SEAT_MOST_CARDS,
+    SEAT_MOST_SPADES, SEAT_SCORE, SEAT_SPADES, SEAT_SWEEPS, SEAT_TEAM, SEAT_TEAM_SCORE, SEAT_TEN_DIAMONDS,
+    SEAT_TWO_SPADES, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL, S_DEALER, S_HANDS, S_LAST_CAP, S_LAST_MOVER, S_LOOSE,
+    S_OVER, S_PILE, S_PLEN, S_PROMISED, S_PROMISES, S_ROUND, S_STOCK, S_STOCK_LEN, S_STOCK_POS, S_SWEEPS,
+    S_TO_MOVE, S_TURN, VALUE_SHIFT,
 )
-from .rng import next_u64, zterm
+from ..core.rng import zterm
+from ..core.teams import first_of_team, team_total
+
 
 SPADES = np.int64(SPADES_MASK)
-
-
-@njit(cache=True, nogil=True, _nrt=False)
-def shuffle_deck(deck, n, game_seed, stream):
-    """Fisher-Yates shuffle of deck[:n] = 0..n-1 from the deal stream (docs/ENGINE.md); `stream` is a
-    one-element uint64 scratch array."""
-    stream[0] = np.uint64(game_seed)
-    for i in range(n):
-        deck[i] = i
-    for i in range(n - 1, 0, -1):
-        j = np.int64(next_u64(stream) % np.uint64(i + 1))
-        t = deck[i]
-        deck[i] = deck[j]
-        deck[j] = t
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -52,7 +37,8 @@ def deal_round(st, rules):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def init_state(st, rules, deck):
-    """The position before the first move, from an explicit deck order (the injectable deal step)."""
+    """The position before the first move, from an explicit deck order (the injectable deal step): K1's deck
+    (the three-player formats' first loose card) and the first hands (K14)."""
     for i in range(st.shape[0]):
         st[i] = 0
     st[S_LAST_CAP] = -1
@@ -342,25 +328,6 @@ def pile_mask(st, s):
     for i in range(st[S_PLEN + s]):
         m |= 1 << st[base + i]
     return m
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def team_total(rules, out, s, f):
-    """The sum of per-seat field f over seat s's team (K15: teammates pool their piles; alone, s's own)."""
-    t = 0
-    for u in range(rules[R_SEATS]):
-        if rules[R_TEAM + u] == rules[R_TEAM + s]:
-            t += out[G_SEAT0 + u * SEAT_FIELDS + f]
-    return t
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def first_of_team(rules, s):
-    """True for the lowest-numbered seat of its team (each team counted once)."""
-    for u in range(s):
-        if rules[R_TEAM + u] == rules[R_TEAM + s]:
-            return False
-    return True
 
 
 @njit(cache=True, nogil=True, _nrt=False)

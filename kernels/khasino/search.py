@@ -1,14 +1,14 @@
 """Search bots for Khasino and Cassino (issue 10): `rollout` (flat Monte Carlo) and `ismcts` (single-observer
 information-set MCTS, Cowling, Powley & Whitehouse 2012), compiled inside the game loop.
 
-Both see only their seat (RULINGS.md, "What bots see"). Each iteration deals a *determinisation*: the cards the
-seat cannot see (the other hands, the partner's included, and the stock) are shuffled from the bot stream and
+Both see only their seat (docs/rules/project.md, "What bots see"). Each iteration deals a *determinisation*: the
+cards the seat cannot see (the other hands, the partner's included, and the stock) are shuffled from the bot stream and
 dealt back into the same hand sizes and stock length, an opponent who owns a build or holds an open promise of
 value v first given a card of value v (P1, P13), as the seat knows he holds one. The table, the builds and every
 pile are public (K10: a pile's order follows from the public moves). The seat's own legal moves depend only on
 what it sees, so they are the same in every determinisation; the opponents' are those of the determinisation.
 
-- `ismcts`: one tree over the seat's information sets (kernels/tree.py). Each iteration walks down from the root
+- `ismcts`: one tree over the seat's information sets (kernels/core/tree.py). Each iteration walks down from the root
   in its determinisation, at each node choosing among the moves legal there by UCB with availability counts
   until it meets a move not yet in the tree, adds it (one node per iteration), plays the rest of the game out
   with the `policy` bot for every seat, and credits each node on its path with the reward of the seat that
@@ -23,36 +23,23 @@ the round's points the seat's team took. Cassino's is its round's (the match tot
 import numpy as np
 from numba import njit
 
+from ..core.deal import draw_below, shuffle_unseen
+from ..core.heuristic import use_weights
+from ..core.layout import (
+    A_CARDS, A_PATH, A_REC, A_REWARD, A_ROOTREC, A_ROW, A_ST, BOT_ISMCTS, BOT_ROLLOUT, C_HW, C_OVERFLOW, C_TKEY,
+    DECIDE_LEAD, DECIDE_STAY, DECISION_TAG, G_SEAT0, MAX_GROUPS, MAX_PILE, MAX_VALUE, M_KIND, M_TARGET, REC_SIZE,
+    R_DECK, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SEAT_SCORE, SEL_LEAST, SEL_UCB, STATE_SIZE, STATS_SIZE,
+    S_BGROUPS, S_BNG, S_BOWNER, S_HANDS, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_PROMISES, S_STOCK, S_STOCK_LEN,
+    S_STOCK_POS, S_TO_MOVE, WS_BEST,
+)
+from ..core.rng import next_u64, zterm
+from ..core.tree import backup, descend, fold_begin, pick_root, tree_begin, tree_offer, unit_totals
 from .bots import decide_basic, option_basic
-from .heuristic import use_weights
-from .layout import (
-    S_HANDS, S_LOOSE, S_BOWNER, S_BNG, S_BGROUPS, S_PLEN, S_PILE, S_STOCK, S_STOCK_POS, S_STOCK_LEN, S_OVER,
-    S_TO_MOVE, S_PROMISES, STATE_SIZE, STATS_SIZE, MAX_GROUPS, MAX_PILE, MAX_VALUE, REC_SIZE, R_SEATS, R_DECK,
-    R_TEAMS, R_TEAM, M_KIND, M_TARGET, WS_BEST, C_OVERFLOW, C_TKEY, C_HW,
-    G_SEAT0, SEAT_FIELDS, SEAT_SCORE, DECISION_TAG, DECIDE_LEAD, DECIDE_STAY, BOT_ROLLOUT, BOT_ISMCTS,
-    SEL_UCB, SEL_LEAST, A_ST, A_ROW, A_REC, A_ROOTREC, A_CARDS, A_REWARD, A_PATH, )
-from .movegen import generate
-from .rng import next_u64, zterm
-from .state import apply_move, apply_stay, advance, stay_partner, trail_fallback, score
-from .tree import tree_begin, tree_offer, backup, fold_begin, descend, pick_root, unit_totals
+from .state import advance, apply_move, apply_stay, score, stay_partner, trail_fallback
+from ..movegen import generate
+
 
 NO_DECISION = -1
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def draw_below(stream, k):
-    """A draw in 0 .. k-1 from the bot stream."""
-    return np.int64(next_u64(stream) % np.uint64(k))
-
-
-@njit(cache=True, nogil=True, _nrt=False, inline="always")
-def shuffle_unseen(ws, n, stream):
-    """Fisher-Yates over the n unseen cards at A_CARDS, by draws from the bot stream."""
-    for i in range(n - 1, 0, -1):
-        j = draw_below(stream, i + 1)
-        t = ws[A_CARDS + i]
-        ws[A_CARDS + i] = ws[A_CARDS + j]
-        ws[A_CARDS + j] = t
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -260,11 +247,11 @@ def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
 @njit(cache=True, nogil=True, _nrt=False)
 def decide(bot, st, rules, p, ws, stream, pending, mover):
     """Seat p's bot decides. With `pending` NO_DECISION, its card play: returns the number of legal moves, the
-    chosen one the record at WS_BEST (kernels/bots.py, `decide_basic`, for the bots that do not search). Else a
+    chosen one the record at WS_BEST (kernels/khasino/bots.py, `decide_basic`, for the bots that do not search). Else a
     decision that is not a card play, option 0 or 1 returned: the P11 lead (p is seat 0) or Stay on `mover`'s
     capture, the record at WS_BEST (p is his partner, P15).
 
-    One compiled function for every bot and decision, the search inlined (kernels/search.py docstring): each
+    One compiled function for every bot and decision, the search inlined (kernels/khasino/search.py docstring): each
     compiled function holds the whole move generator, so the fewer the faster the build. Callers pass
     `pending` and `mover` as np.int64 so that one compilation serves every call."""
     kind = use_weights(ws, bot)

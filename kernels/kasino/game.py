@@ -6,22 +6,19 @@ the Khasino and Cassino kernels do not grow by Kasino's code, nor the other way 
 import numpy as np
 from numba import njit
 
-from .kasino_moves import gen_kasino
-from .kasino_search import decide_kasino, crawl_fallback
-from .kasino_state import (
-    init_round, apply_kasino, advance_kasino, score_kasino, cards_accounted_kasino, lowest_team,
+from ..core.deal import shuffle_deck
+from ..core.layout import (
+    C_OVERFLOW, G_BAD, G_DEALER, G_LAST_CAP, G_LEADER, G_MATCH, G_MATCH_WINNER, G_NO_MOVE, G_OVERFLOW, G_ROUND,
+    G_SEAT0, G_SEED, G_TURNS, G_WINNER, KIND_CAPTURE, M_KEY, M_KIND, M_TABBE, R_DECK, R_SEATS, SEAT_CAPTURES,
+    SEAT_FIELDS, SEAT_MATCH_TOTAL, SEAT_TABBES, SEAT_TEAM_SCORE, SEAT_TRAILS, STATE_SIZE, S_DEALER, S_LAST_CAP,
+    S_OVER, S_ROUNDS, S_SCORES, S_TO_MOVE, WS_BEST,
 )
-from .layout import (
-    S_OVER, S_TO_MOVE, S_LAST_CAP, S_SCORES, S_ROUNDS, STATE_SIZE, R_SEATS, R_DECK, M_KIND, M_KEY, M_TABBE,
-    WS_BEST, C_OVERFLOW, KIND_CAPTURE, G_TURNS, G_LAST_CAP, G_NO_MOVE, G_OVERFLOW, G_WINNER, G_BAD, G_SEED,
-    G_LEADER, G_ROUND, G_DEALER, G_MATCH_WINNER, G_MATCH, G_SEAT0, SEAT_FIELDS, SEAT_CAPTURES, SEAT_TRAILS,
-    SEAT_TABBES, SEAT_MATCH_TOTAL, SEAT_TEAM_SCORE, S_DEALER,
-)
-from .movegen import new_workspace
-from .rng import bot_stream_seed
-from .sink import sink_begin
-from .state import shuffle_deck
-from .game import round_seed
+from ..core.rng import bot_stream_seed, round_seed
+from ..core.sink import sink_begin
+from ..core.workspace import new_workspace
+from .moves import gen_kasino
+from .search import crawl_fallback, decide_kasino
+from .state import advance_kasino, apply_kasino, cards_accounted_kasino, init_round, lowest_team, score_kasino
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -126,13 +123,13 @@ def play_kasino_matches(rules, seeds, bots, check=False, ws=None, nrounds=None):
     """Play len(seeds) Kasino matches of `nrounds` rounds (default: the format's, R_MATCH_ROUNDS); bots is
     (n_matches, n_seats) bot ids. Returns the statistics rows, one per round, match by match (G_MATCH, G_ROUND;
     G_MATCH_WINNER on a match's last round)."""
-    from .layout import R_MATCH_ROUNDS
+    from ..core.layout import R_MATCH_ROUNDS
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
-    from .heuristic import install_bot_table
+    from ..core.heuristic import install_bot_table
     ws = new_workspace() if ws is None else install_bot_table(ws)
     nrounds = int(rules[R_MATCH_ROUNDS]) if nrounds is None else int(nrounds)
-    from .layout import STATS_SIZE
+    from ..core.layout import STATS_SIZE
     rows = np.zeros((seeds.shape[0] * nrounds, STATS_SIZE), dtype=np.int64)
     nxt, used = _play_kasino_matches(rules, seeds, bots, rows, check, ws, nrounds, 0)
     assert nxt == seeds.shape[0] and used == rows.shape[0]

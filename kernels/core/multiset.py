@@ -6,6 +6,7 @@ from numba import njit
 
 from .bits import popcount
 
+
 FACE_CARDS = ((1 << 52) - 1) & ~((1 << 40) - 1)     # J, Q, K (card indices 40..51)
 SPADE_FACES = (1 << 40) | (1 << 44) | (1 << 48)      # JS, QS, KS
 

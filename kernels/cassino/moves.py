@@ -8,14 +8,14 @@ candidate per selection. `movegen.generate` calls it as it calls Khasino's `gen_
 """
 from numba import njit
 
-from .bits import card_value, lowbit_index, popcount
-from .khasino_moves import offer, offer_trail, offer_selections_stacked
-from .layout import (
-    S_HANDS, S_BOWNER, S_BNG, C_HV, C_HVMASK, C_OWNMASK, C_BUILT, C_SUMS, C_SUMS_LOOSE, C_BSTART, C_BEND,
-    C_MAXV, C_LOOSE, WS_GBUF, WS_SUB, WS_SUBH, CARD_BITS,
-    R_UNSUMMED, R_ACE_14, R_TRAIL_OWN_ANY, KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE,
+from ..core.bits import card_value, lowbit_index, popcount
+from ..core.layout import (
+    CARD_BITS, C_BEND, C_BSTART, C_BUILT, C_HV, C_HVMASK, C_LOOSE, C_MAXV, C_OWNMASK, C_SUMS, C_SUMS_LOOSE,
+    KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD, R_ACE_14, R_TRAIL_OWN_ANY, R_UNSUMMED, S_BNG, S_BOWNER,
+    S_HANDS, WS_GBUF, WS_SUB, WS_SUBH,
 )
-from .rng import z_loose
+from ..core.offer import offer, offer_selections_stacked, offer_trail
+from ..core.rng import z_loose
 
 
 ACE_HIGH = 14       # Cassino `ace_14` (P17): the value an ace in the hand also counts as

@@ -1,4 +1,4 @@
-"""The search bots' tree (kernels/search.py): nodes in the workspace's search area, a child table keyed by
+"""The search bots' tree (kernels/khasino/search.py): nodes in the workspace's search area, a child table keyed by
 (parent node, move key), and the sink mode that folds each legal move of a node into the selection.
 
 Nodes are created one per iteration at most, so a search of n iterations holds at most n + 1 (the root): the
@@ -6,17 +6,16 @@ area is sized for that (`search_words`), never guessed. A node's statistics are 
 seat whose decision led to it (N_SEAT): visits, the sum of that seat's rewards (thousandths), and its
 availability (single-observer ISMCTS, Cowling, Powley & Whitehouse 2012: how many iterations offered it)."""
 import math
-
 import numpy as np
 from numba import njit
 
 from .layout import (
-    A_NODES, NODE_FIELDS, N_KEY, N_PARENT, N_VISITS, N_AVAIL, N_WSUM, N_SEEN, N_SEAT,
-    C_TNODE, C_TITER, C_TSEL, C_TC, C_TNEW, C_TBEST, C_TKEY, C_TCAP, C_THASH, C_FOUND, C_BEST_H, C_DRAW,
-    C_SINK, C_SEEN, SINK_TREE, SINK_SELECT, SEL_LEAST, A_ST, A_PATH, R_SEATS, G_SEAT0, SEAT_FIELDS,
+    A_NODES, A_PATH, A_ST, C_BEST_H, C_DRAW, C_FOUND, C_SEEN, C_SINK, C_TBEST, C_TC, C_TCAP, C_THASH, C_TITER,
+    C_TKEY, C_TNEW, C_TNODE, C_TSEL, G_SEAT0, NODE_FIELDS, N_AVAIL, N_KEY, N_PARENT, N_SEAT, N_SEEN, N_VISITS,
+    N_WSUM, R_SEATS, SEAT_FIELDS, SEL_LEAST, SINK_SELECT, SINK_TREE,
 )
-from .rng import fmix, GOLDEN
-from .state import first_of_team
+from .rng import GOLDEN, fmix
+from .teams import first_of_team
 
 
 def search_words(n):

@@ -5,6 +5,7 @@ milliseconds. A game is a function of (root seed, index) only: workers, shards a
 import numpy as np
 from numba import njit
 
+
 INIT_A = np.uint32(0x43B0D7E5)
 MULT_A = np.uint32(0x931E8875)
 INIT_B = np.uint32(0x8B51F9DD)

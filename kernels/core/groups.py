@@ -24,17 +24,16 @@ move's key takes one term per group instead of one per card. All scratch is in t
 import numpy as np
 from numba import njit
 
-from .bits import lowbit_index, popcount, card_value
+from .bits import card_value, lowbit_index, popcount
 from .layout import (
-    S_LOOSE, S_PLEN, S_PILE, MAX_PILE, MAX_SUBSETS, PREFIX_STRIDE,
-    R_SEATS, R_PILES, R_MAX_BUILD_VALUE, R_TEAM, R_UNSUMMED,
-    CARD_BITS, VALUE_SHIFT, FLAG_SHIFT, FLAG_LOOSE,
-    C_OVERFLOW, C_PITEMS, C_NOPP, C_OPP, C_PMASK, C_PLEN, C_PREFIX, C_BSTART, C_BMID, C_BEND, C_NSUB,
-    C_SUMS, C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, C_KMAX, C_PFORBID, C_CTL, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP,
-    WS_PIDX, PIDX_STRIDE, C_REACH, C_ABOVE,
-    WS_RAW, WS_RAWH, WS_SUB, WS_SUBH, C_ITEMH, WS_SEL3, WS_USED3, WS_SEL4, WS_USED4, C_KVAL, C_KITEMH,
+    CARD_BITS, C_ABOVE, C_BEND, C_BMID, C_BSTART, C_CTL, C_ITEMH, C_KITEMH, C_KMAX, C_KVAL, C_NOPP, C_NSUB, C_OPP,
+    C_OVERFLOW, C_PFORBID, C_PIDX, C_PIDX_BUILT, C_PIDX_TOP, C_PITEMS, C_PLEN, C_PMASK, C_PREFIX, C_REACH, C_SUMS,
+    C_SUMS_LOOSE, C_SUMS_LOOSE_ONLY, FLAG_LOOSE, FLAG_SHIFT, MAX_PILE, MAX_SUBSETS, PIDX_STRIDE, PREFIX_STRIDE,
+    R_MAX_BUILD_VALUE, R_PILES, R_SEATS, R_TEAM, R_UNSUMMED, S_LOOSE, S_PILE, S_PLEN, VALUE_SHIFT, WS_PIDX, WS_RAW,
+    WS_RAWH, WS_SEL3, WS_SEL4, WS_SUB, WS_SUBH, WS_USED3, WS_USED4,
 )
-from .rng import z_pile, z_loose
+from .rng import z_loose, z_pile
+
 
 NIBBLE_LOW = np.uint64(0x1111111111111111)      # bit 0 of every 4-bit field
 NIBBLE_HIGH = np.uint64(0x8888888888888888)     # bit 3 of every 4-bit field
@@ -168,8 +167,6 @@ def pile_index(ws, v, lo, hi):
                 ws[base + x] += 1
     ws[C_PIDX_TOP] = at
     ws[C_PIDX_BUILT] |= 1 << v
-
-
 NEW_NODE = -1               # `piles_next` states: a node not yet visited,
 COVER_TOP = -2              # one whose current pile is to get its topmost unused card (no gap),
 DONE = -3                   # and the end of the search

@@ -2,6 +2,10 @@
 import numpy as np
 from numba import njit
 
+from .layout import (MAX_CARDS as _CARDS, MAX_GROUPS as _GROUPS, MAX_PILE as _PILE, MAX_SEATS as _SEATS,
+                     MAX_VALUE as _VALUES)
+
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _C1 = np.uint64(0xBF58476D1CE4E5B9)
 _C2 = np.uint64(0x94D049BB133111EB)
@@ -54,17 +58,14 @@ def _py_inner(tag, a, b):
 
 def _table(rows, cols, f):
     return np.array([f(i, j) for i in range(rows) for j in range(cols)], dtype=np.uint64)
-
-
-from .layout import MAX_SEATS as _SEATS, MAX_CARDS as _CARDS, MAX_VALUE as _VALUES, MAX_GROUPS as _GROUPS, \
-    MAX_PILE as _PILE  # noqa: E402
-
 ZT_HAND = _table(_SEATS, _CARDS, lambda s, c: _py_inner(1, s, c))            # Z(1, s, c, 0)
 ZT_LOOSE = _table(1, _CARDS, lambda _, c: _py_inner(2, 0, c))                # Z(2, 0, c, 0)
 ZT_BUILD = _table(_VALUES + 1, _SEATS, lambda v, o: _py_inner(3, v, o))      # Z(3, v, o, 0)
 ZT_GROUP = _table(_VALUES + 1, _GROUPS, lambda v, i: _py_inner(4, v, i))     # inner of Z(4, v, i, m)
 ZT_PILE = _table(_SEATS, _PILE, lambda s, i: _py_inner(5, s, i))             # inner of Z(5, s, i, c)
 ZT_LAST = _table(1, _SEATS, lambda _, s: _py_inner(6, s, 0))                 # Z(6, s, 0, 0)
+
+
 # (fmix(inner ^ 0) == fmix(inner): the zero-payload tables hold the whole term)
 ZT_HAND = np.array([_py_fmix(int(x)) for x in ZT_HAND], dtype=np.uint64)
 ZT_LOOSE = np.array([_py_fmix(int(x)) for x in ZT_LOOSE], dtype=np.uint64)
@@ -100,3 +101,9 @@ def z_pile(s, i, c):
 @njit(cache=True, nogil=True)
 def z_last(s):
     return ZT_LAST[s]
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def round_seed(match_seed, r):
+    """The seed of round r (1-based) of a match: the r-th output of a splitmix64 stream with state match_seed."""
+    return fmix(np.uint64(match_seed) + np.uint64(r) * GOLDEN)

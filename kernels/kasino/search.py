@@ -1,5 +1,5 @@
-"""Search bots for Norwegian misère Kasino (issue 10; kernels/search.py holds Khasino's and Cassino's): the
-same `rollout` and `ismcts` on the same tree (kernels/tree.py), with Kasino's deal, moves and misère reward.
+"""Search bots for Norwegian misère Kasino (issue 10; kernels/khasino/search.py holds Khasino's and Cassino's): the
+same `rollout` and `ismcts` on the same tree (kernels/core/tree.py), with Kasino's deal, moves and misère reward.
 
 A determinisation deals the cards the seat cannot see (the other hands and the undealt stock) anew from the
 double deck less its own hand, the table, every pile and the face cards set aside (N5): all public. Kasino has
@@ -7,38 +7,38 @@ no builds and no decisions besides card plays. The reward (thousandths) is half 
 team, an equal share on a tie) and half 500 + 500 (the other teams' mean points - the team's) / 43 (N6's
 points of a round), clipped to 0..1000.
 
-Kasino's entry points are compiled apart from the other families' (as kernels/kasino_game.py), hence a module
-of its own; the walk is the same as kernels/search.py's without the decision nodes."""
+Kasino's entry points are compiled apart from the other families' (as kernels/kasino/game.py), hence a module
+of its own; the walk is the same as kernels/khasino/search.py's without the decision nodes."""
 import numpy as np
 from numba import njit
 
-from .heuristic import use_weights
-from .kasino_moves import gen_kasino
-from .kasino_state import apply_kasino, advance_kasino, score_kasino
-from .layout import (
-    S_HANDS, S_LOOSE, S_LOOSE_HI, S_PILE, S_ASIDE, S_STOCK, S_STOCK_POS, S_STOCK_LEN, S_OVER, S_TO_MOVE,
-    S_ROUND, S_ROUNDS, S_DEALER, S_LAST_MOVER, S_LAST_CAP, S_PLEN, S_SCORES, S_TABBE, MAX_SEATS,
-    STATE_SIZE, STATS_SIZE, MAX_PILE, R_SEATS, R_TEAM, WS_BEST, WS_OBS, C_OVERFLOW, C_BEST_F, C_HW,
-    G_SEAT0, SEAT_FIELDS, SEAT_TEAM_SCORE, BOT_ROLLOUT, BOT_ISMCTS, BOT_GREEDY, BOT_HEURISTIC, BOT_USER,
-    SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SINK_USER, SEL_UCB, SEL_LEAST,
-    KO_SEAT, KO_HAND, KO_TABLE, KO_ASIDE, KO_ROUND, KO_ROUNDS, KO_DEALER, KO_LAST_PLAYER, KO_LAST_CAPTURER,
-    KO_STOCK_LEFT, KO_HAND_SIZES, KO_PILE, KO_PILE_SIZES, KO_SCORES, KO_TABBE,
-    A_ST, A_ROW, A_CARDS, A_REWARD, A_PATH, M_CARD, M_KIND, M_VALUE, M_TABBE, M_TAKEN_LO, M_TAKEN_HI,
-    M_KEY, KIND_TRAIL,
+from ..core.bits import lowbit_index, popcount
+from ..core.deal import shuffle_unseen
+from ..core.heuristic import use_weights
+from ..core.layout import (
+    A_CARDS, A_PATH, A_REWARD, A_ROW, A_ST, BOT_GREEDY, BOT_HEURISTIC, BOT_ISMCTS, BOT_ROLLOUT, BOT_USER, C_BEST_F,
+    C_HW, C_OVERFLOW, G_SEAT0, KIND_TRAIL, KO_ASIDE, KO_DEALER, KO_HAND, KO_HAND_SIZES, KO_LAST_CAPTURER,
+    KO_LAST_PLAYER, KO_PILE, KO_PILE_SIZES, KO_ROUND, KO_ROUNDS, KO_SCORES, KO_SEAT, KO_STOCK_LEFT, KO_TABBE,
+    KO_TABLE, MAX_PILE, MAX_SEATS, M_CARD, M_KEY, M_KIND, M_TABBE, M_TAKEN_HI, M_TAKEN_LO, M_VALUE, R_SEATS,
+    R_TEAM, SEAT_FIELDS, SEAT_TEAM_SCORE, SEL_LEAST, SEL_UCB, SINK_GREEDY, SINK_HEURISTIC, SINK_RANDOM, SINK_USER,
+    STATE_SIZE, STATS_SIZE, S_ASIDE, S_DEALER, S_HANDS, S_LAST_CAP, S_LAST_MOVER, S_LOOSE, S_LOOSE_HI, S_OVER,
+    S_PILE, S_PLEN, S_ROUND, S_ROUNDS, S_SCORES, S_STOCK, S_STOCK_LEN, S_STOCK_POS, S_TABBE, S_TO_MOVE, WS_BEST,
+    WS_OBS,
 )
-from .bits import lowbit_index, popcount
-from .multiset import ms_add_card
-from .rng import next_u64, GOLDEN
-from .search import shuffle_unseen
-from .sink import sink_begin
-from .tree import tree_begin, backup, fold_begin, descend, pick_root, unit_totals
+from ..core.multiset import ms_add_card
+from ..core.rng import GOLDEN, next_u64
+from ..core.sink import sink_begin
+from ..core.tree import backup, descend, fold_begin, pick_root, tree_begin, unit_totals
+from .moves import gen_kasino
+from .state import advance_kasino, apply_kasino, score_kasino
+
 
 ROUND_POINTS = 43       # N6: a round's card points and the last point
 
 
 @njit(cache=True, nogil=True, _nrt=False)
 def observe_kasino(st, rules, seat, obs, at):
-    """Write what `seat` sees of a Kasino position into obs[at:at+KO_SIZE] (RULINGS.md, "What bots see"; the
+    """Write what `seat` sees of a Kasino position into obs[at:at+KO_SIZE] (docs/rules/project.md, "What bots see"; the
     KO_* fields): its hand, the table, the face cards set aside, every pile (captures are public history),
     the hand sizes, the stock left, the round, dealer, last player and capturer, match totals and tabbes."""
     obs[at + KO_SEAT] = seat
@@ -160,7 +160,7 @@ def kasino_rewards(sst, rules, ws):
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def search_kasino(kind, n, c, policy, st, rules, p, ws, stream):
-    """kernels/search.py's `search` for a Kasino card play: the chosen record at WS_BEST; returns the number
+    """kernels/khasino/search.py's `search` for a Kasino card play: the chosen record at WS_BEST; returns the number
     of legal moves."""
     r = next_u64(stream)
     if not tree_begin(ws, n, SEL_UCB if kind == BOT_ISMCTS else SEL_LEAST, c):
@@ -205,7 +205,7 @@ def search_kasino(kind, n, c, policy, st, rules, p, ws, stream):
 def decide_kasino(bot, st, rules, p, ws, stream):
     """Seat p's bot decides its Kasino play (the search bots here, the others by `decide_kasino_basic`);
     returns the number of legal moves, the chosen one at WS_BEST. One compiled function, the rest inlined
-    (kernels/search.py, `decide`)."""
+    (kernels/khasino/search.py, `decide`)."""
     kind = use_weights(ws, bot)
     if kind == BOT_ROLLOUT or kind == BOT_ISMCTS:
         return search_kasino(kind, ws[C_HW], ws[C_HW + 1], ws[C_HW + 2], st, rules, p, ws, stream)

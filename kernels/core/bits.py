@@ -1,6 +1,6 @@
 """Card-set bit tricks and card tables, portable to CUDA (no intrinsics): popcount, lowest-bit index."""
-import numpy as np
 from numba import njit
+
 
 # card id c (0..51): rank = c // 4 + 1 (A=1 .. K=13), suit = c % 4 (S, H, D, C)
 RANK_CHARS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
@@ -9,7 +9,6 @@ SPADES_MASK = sum(1 << (4 * r) for r in range(13))          # every spade, 52-ca
 TWO_SPADES = 4                                              # 2S
 TEN_DIAMONDS = 4 * 9 + 2                                    # 10D
 ACES_MASK = 0xF
-
 _M1 = 0x5555555555555555
 _M2 = 0x3333333333333333
 _M4 = 0x0F0F0F0F0F0F0F0F
@@ -43,7 +42,8 @@ def card_name(c):
 
 
 def parse_card(text):
-    """Card id of a card in RULINGS.md notation (`10D`, `AS`); ValueError if it is not a card."""
+    """Card id of a card in the notation of docs/rules/project.md, "Cards" (`10D`, `AS`); ValueError if it is
+    not a card."""
     if not isinstance(text, str) or len(text) < 2:
         raise ValueError(f"not a card: {text!r}")
     rank, suit = text[:-1].upper(), text[-1].upper()

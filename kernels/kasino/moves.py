@@ -14,19 +14,18 @@ selections share one key (ENGINE.md, Kasino move keys), as every sink expects.
 import numpy as np
 from numba import njit
 
-from .bits import lowbit_index, popcount
-from .heuristic import kasino_score
-from .groups import item_subsets
-from .layout import (
-    S_HANDS, S_LOOSE, S_LOOSE_HI, C_OVERFLOW, C_SINK, C_SEEN, C_BSTART, C_BEND, C_KN, C_KVAL, C_KBIT,
-    C_KITEMH, C_KPTS, C_KSECOND, C_KACES, CARD_BITS, MAX_ITEMS, MAX_SUBSETS, SINK_RANDOM, SINK_HEURISTIC,
-    SINK_USER,
-    WS_SUB, WS_SUBH, WS_RAW, WS_RAWH, WS_SEL1, WS_USED1, WS_SEL2, WS_USED2, R_CARD_POINTS,
-    R_TABBE, R_TABBE_FORCED,
-    KIND_CAPTURE, KIND_TRAIL,
+from ..core.bits import lowbit_index, popcount
+from ..core.groups import item_subsets
+from ..core.heuristic import kasino_score
+from ..core.layout import (
+    CARD_BITS, C_BEND, C_BSTART, C_KACES, C_KBIT, C_KITEMH, C_KN, C_KPTS, C_KSECOND, C_KVAL, C_OVERFLOW, C_SEEN,
+    C_SINK, KIND_CAPTURE, KIND_TRAIL, MAX_ITEMS, MAX_SUBSETS, R_CARD_POINTS, R_TABBE, R_TABBE_FORCED,
+    SINK_HEURISTIC, SINK_RANDOM, SINK_USER, S_HANDS, S_LOOSE, S_LOOSE_HI, WS_RAW, WS_RAWH, WS_SEL1, WS_SEL2,
+    WS_SUB, WS_SUBH, WS_USED1, WS_USED2,
 )
-from .rng import z_hand, z_loose
-from .sink import prefilter, consider
+from ..core.rng import z_hand, z_loose
+from ..core.sink import consider, prefilter
+
 
 ACE_HAND = 14           # an ace played from the hand counts 14, on the table 1 (seed 003)
 
