@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from khasino_sim import reference as ref, reference_cassino as ref_cassino, reference_kasino as ref_kasino
+from khasino_sim.reference import cassino as ref_cassino, kasino as ref_kasino, khasino as ref
 from khasino_sim.engine import bot_id, play_games
 from khasino_sim.formats import get_format
 

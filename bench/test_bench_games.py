@@ -3,7 +3,7 @@ suite: tests never assert on wall time."""
 import numpy as np
 import pytest
 
-from khasino_sim import reference as ref
+from khasino_sim.reference import khasino as ref
 from khasino_sim.engine import play_games
 
 N = 2000

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The four balance studies of docs/BALANCE.md ("Findings"), one per seed rulebook: about 6 minutes on 2 cores.
+# The four balance studies of docs/BALANCE.md ("Findings"), one per source rulebook (docs/rules/README.md,
+# "Sources"): about 6 minutes on 2 cores.
 # The study folders go to results/ (not kept in git); the reports to docs/balance/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 """The full differential and invariant counts of Classic Cassino (C1–C8), beyond the default suite's sample.
 
-Compares the compiled core with the reference engine (khasino_sim/reference_cassino.py) on N positions per
+Compares the compiled core with the reference engine (khasino_sim/reference/cassino.py) on N positions per
 format and option set (distinct successor states and keys; default 20,000), on whole rounds and whole
 matches for every bot pairing, then checks the core's invariants over many random matches per format and
 pairing (every card accounted for after every move, 11 points per round less tied majorities, never a
@@ -18,7 +18,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_cassino import FORMATS, PAIRINGS, walk, canon, _rows, _seat  # noqa: E402
-from khasino_sim import engine, reference_cassino as ref  # noqa: E402
+from khasino_sim import engine  # noqa: E402
+from khasino_sim.reference import cassino as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
 from khasino_sim.kernels.core import layout as L
 

@@ -1,6 +1,6 @@
 """The full differential and invariant counts of Norwegian misère Kasino (N1–N7), beyond the default suite's sample.
 
-Compares the compiled core with the reference engine (khasino_sim/reference_kasino.py) on N positions per format
+Compares the compiled core with the reference engine (khasino_sim/reference/kasino.py) on N positions per format
 (distinct successor states and keys; default 20,000), on whole rounds and whole matches for every bot pairing,
 then checks the core's invariants over many matches per format and pairing (all 104 cards accounted for after
 every move, 43 points per round, tabbe pluses and minuses cancelling, never a position without a legal move,
@@ -17,7 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_kasino import FORMATS, PAIRINGS, walk, canon, _rows, _seat  # noqa: E402
-from khasino_sim import engine, reference_kasino as ref  # noqa: E402
+from khasino_sim import engine  # noqa: E402
+from khasino_sim.reference import kasino as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
 from khasino_sim.kernels.core import layout as L
 

@@ -17,7 +17,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.test_differential import THREE, FOUR_PAIRINGS, walk, canon  # noqa: E402
-from khasino_sim import engine, reference as ref  # noqa: E402
+from khasino_sim import engine  # noqa: E402
+from khasino_sim.reference import khasino as ref  # noqa: E402
 from khasino_sim.formats import get_format  # noqa: E402
 from khasino_sim.kernels.core import layout as L
 
