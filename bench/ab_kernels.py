@@ -27,14 +27,16 @@ import numpy as np
 
 def load(folder, root):
     """Import a copy of the kernels package in `folder` under a name made from its sources' hash."""
-    sources = sorted(glob.glob(os.path.join(folder, "*.py")))
+    sources = sorted(glob.glob(os.path.join(folder, "**", "*.py"), recursive=True))
     if not sources:
         sys.exit(f"error: no kernel sources in {folder}")
     digest = hashlib.sha256(b"".join(open(f, "rb").read() for f in sources)).hexdigest()[:10]
     name = f"kernels_{digest}"
     if not os.path.exists(os.path.join(root, name)):
         shutil.copytree(folder, os.path.join(root, name), ignore=shutil.ignore_patterns("__pycache__"))
-    return importlib.import_module(f"{name}.game")
+    # the batch player: kernels/dispatch.py since the kernels have a folder per family, kernels/game.py before
+    flat = os.path.exists(os.path.join(folder, "game.py"))
+    return importlib.import_module(f"{name}.game" if flat else f"{name}.dispatch")
 
 
 def main():

@@ -2,7 +2,7 @@
 clear line per bad spec, and the process's bot table that gives a bot with parameters its compiled code.
 
 `khasino bots` lists this registry. Every bot runs compiled inside the game loop (docs/ENGINE.md, "Bots"); a
-spec with parameters is a row of the bot table (kernels/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
+spec with parameters is a row of the bot table (kernels/core/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
 row, the same in every thread of a process."""
 import os
 
@@ -25,7 +25,7 @@ BOTS = {
 ALIASES = {}        # a bot file's name (its stem) -> its spec file:PATH, from --bot-file
 SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
 POLICIES = ("random", "greedy", "heuristic")       # a search bot's playout policy (its BOT_* code)
-LIMITS = {"n": (1, 200_000), "c": (0, 1000)}       # the search area is sized for n (kernels/tree.py)
+LIMITS = {"n": (1, 200_000), "c": (0, 1000)}       # the search area is sized for n (kernels/core/tree.py)
 PARAM_HELP = {
     "points": "per card point taken (Kasino: subtracted, misère)",
     "cards": "per card taken",
@@ -110,7 +110,7 @@ def code(spec):
     if canon not in _ROWS:
         if len(_ROWS) >= L.BOT_TABLE_ROWS:
             raise BotSpecError(f"at most {L.BOT_TABLE_ROWS} bots with parameters in one process")
-        if name == "file":          # the score function's address (kernels/userbot.py)
+        if name == "file":          # the score function's address (kernels/core/userbot.py)
             from .userbots import address, UserBotError
             try:
                 params = {"address": address(params["path"])}

@@ -1,6 +1,6 @@
 """The GPU backend (`--backend cuda`): whole shards played on an NVIDIA GPU by the same compiled game functions
 the CPU runs, one thread per unit (a game, a series, a match), returning the same statistics rows as
-`kernels.game.play_batch` / `play_matches`, so the storage path and every row are the CPU's.
+`kernels.khasino.game.play_batch` / `play_matches`, so the storage path and every row are the CPU's.
 
 The device code is a thin launcher: each CUDA kernel picks its thread's scratch and calls a unit body of
 `kernels/device.py`, which calls `play_game` / `play_round` / `play_kasino_round` unchanged. Nothing here is
@@ -225,7 +225,7 @@ def _waves(runner, units, unit_bytes, template):
 
 
 def play_batch(rules, seeds, bots, check=False, series=1, runner=None):
-    """`kernels.game.play_batch` on the GPU (or on `runner`): the same (n_games, STATS_SIZE) rows."""
+    """`kernels.khasino.game.play_batch` on the GPU (or on `runner`): the same (n_games, STATS_SIZE) rows."""
     from khasino_sim.kernels.device import UNIT_GAMES
     runner = runner or device()
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
@@ -244,7 +244,7 @@ def play_batch(rules, seeds, bots, check=False, series=1, runner=None):
 
 
 def play_matches(rules, seeds, bots, check=False, single=False, runner=None):
-    """`kernels.game.play_matches` on the GPU (or on `runner`): the same rows, one per round, match by match
+    """`kernels.khasino.game.play_matches` on the GPU (or on `runner`): the same rows, one per round, match by match
     (G_MATCH the match's index in `seeds`). A Cassino match longer than MATCH_ROWS rounds is played again on the
     CPU (no cap on rounds); Kasino matches have their fixed number of rounds (N7)."""
     from khasino_sim.kernels.device import UNIT_KASINO, UNIT_MATCHES

@@ -2,7 +2,7 @@
 shard atomically, resume an interrupted run.
 
 A game is a function of (rules, bots of its seats, root seed, global index): its seed comes from the index
-(`kernels.seeding`, numpy SeedSequence spawn keys) and its bots from the rotation, so the dataset is the
+(`kernels.core.seeding`, numpy SeedSequence spawn keys) and its bots from the rotation, so the dataset is the
 same whatever the number of workers, the shard size or the backend.
 """
 import os
@@ -262,7 +262,7 @@ def check_backend(backend, bots=(), dask=None):
 
 
 def workspace_size():
-    """The length of a game workspace for the bots this process has registered (kernels/tree.py)."""
+    """The length of a game workspace for the bots this process has registered (kernels/core/tree.py)."""
     from khasino_sim.kernels.core.heuristic import search_iterations
     from khasino_sim.kernels.core.tree import search_words
     return L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)

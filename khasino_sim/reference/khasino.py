@@ -1128,9 +1128,10 @@ def _legal(st: _State) -> list:
 
 
 def legal_moves(state: dict) -> list:
-    """Distinct legal moves (P7: distinct by key), in no particular order.  Empty when the game is over or
-    (never in reachable play) when the seat to move has no legal move: see ``fallback_move``.  For a 4p
-    decision state, its options (``DecisionOption``: lead seat 0 / 1, or stay / decline)."""
+    """Distinct legal moves of the seat to play, each playing one card (K3; P7: distinct by key), in no particular
+    order.  Empty when the game is over or (never in reachable play) when the seat to move has no legal move: see
+    ``fallback_move``.  For a 4p decision state, its options (``DecisionOption``: lead seat 0 / 1, or stay /
+    decline)."""
     return _legal(_from_json(state))
 
 
