@@ -1,0 +1,106 @@
+"""`khasino bench`: the CPU benchmark for CI (games/s per thread, the reference ratio, normalised figures
+compared with a baseline report, docs/BENCH.md) and, with --backend cuda, the GPU benchmark
+(khasino_sim/gpu_bench.py)."""
+import json
+import os
+import sys
+
+import click
+
+from .common import InputError, writable_folder
+from .shared_options import backend_option
+
+
+def _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block):
+    """`bench --backend cuda` (khasino_sim/gpu_bench.py): one line per cell, the report to --json."""
+    from .. import gpu, gpu_bench
+    from ..formats import FORMATS
+    from ..bench import _names, BenchError
+    try:
+        gpu.require()
+        fmts = _names(fmt_names, list(gpu_bench.DEFAULT_FORMATS), "format", known=sorted(FORMATS))
+        pairs = _names(pairings, list(gpu_bench.DEFAULT_PAIRINGS), "pairing", known=list(gpu_bench.PAIRINGS))
+    except (gpu.BackendError, BenchError) as e:
+        raise InputError(str(e))
+    click.echo("compiling the GPU kernel on first use (minutes)", err=True)
+    report = gpu_bench.run(fmts, pairs, games or gpu_bench.DEFAULT_GAMES, layout, threads_per_block,
+                           progress=click.echo)
+    click.echo(gpu_bench.header(report))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
+        click.echo(f"report     {json_path}")
+
+
+@click.command()
+@click.option("--games", default=None, type=click.IntRange(1), help="Core games per cell, seeds 0..N-1 "
+              "[default: 20000; 2000 with --quick].")
+@click.option("--ref-games", default=None, type=click.IntRange(0), help="Reference games per cell; 0 skips the "
+              "reference [default: 30; 5 with --quick].")
+@click.option("--repeats", default=None, type=click.IntRange(1), help="Core timings per cell, best kept "
+              "[default: 3; 2 with --quick].")
+@click.option("--formats", "fmt_names", default=None, metavar="A,B", help="Formats [default: all registered].")
+@click.option("--pairings", default=None, metavar="A,B",
+              help="Bot pairings: random-random, greedy-greedy, heuristic-heuristic [default: these three]; "
+                   "rollout-rollout, ismcts-ismcts (the search bots at their defaults, games/1000 of them).")
+@click.option("--quick", is_flag=True, help="A smaller workload (noisier figures).")
+@click.option("--json", "json_path", default=None, metavar="PATH", help="Write the report (docs/BENCH.md) here.")
+@click.option("--compare", "baseline_path", default=None, metavar="BASELINE.json",
+              help="Exit 1 if a normalised figure fell by more than --tolerance against this report.")
+@click.option("--tolerance", default=0.10, show_default=True, type=float,
+              help="Allowed fall of a normalised figure, as a fraction (0.10 = 10%).")
+@click.option("--report", "report_path", default=None, metavar="REPORT.json",
+              help="Read this saved report instead of running the benchmark (then the workload options and "
+              "--json are unused).")
+@backend_option("cuda: games/s on this machine's NVIDIA GPU, kernel and end to end to Parquet, beside the CPU's "
+                "(default workload: khasino, greedy-random, 1,000,000 games).")
+@click.option("--layout", type=click.Choice(["global", "local"]), default="global", show_default=True,
+              help="With --backend cuda: where each thread's state and deck live (docs/ENGINE.md, GPU backend).")
+@click.option("--threads-per-block", default=64, show_default=True, type=click.IntRange(1, 1024),
+              help="With --backend cuda: the launch's block size.")
+def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, baseline_path, tolerance,
+          report_path, backend, layout, threads_per_block):
+    """Benchmark the core for CI: games/s per thread per format and pairing, the reference ratio, and
+    figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
+    from .. import bench as B
+    if json_path:
+        if os.path.isdir(json_path):
+            raise InputError(f"--json {json_path} is a folder; give the report's file name")
+        writable_folder(os.path.dirname(os.path.abspath(json_path)), "--json")
+    if backend == "cuda":
+        _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
+        return
+    try:
+        tolerance = B.check_tolerance(tolerance)
+        baseline = B.load_report(baseline_path) if baseline_path else None
+        if report_path:
+            report = B.load_report(report_path)
+            click.echo(B.format_report(report))
+        else:
+            size = B.QUICK if quick else {"games": B.DEFAULT_GAMES, "ref_games": B.DEFAULT_REF_GAMES,
+                                          "repeats": B.DEFAULT_REPEATS}
+            work = dict(games=games or size["games"], repeats=repeats or size["repeats"],
+                        ref_games=size["ref_games"] if ref_games is None else ref_games,
+                        formats=fmt_names, pairings=pairings)
+            B.plan(**work)
+            click.echo("calibrating, then warming up the core (the first run compiles it, about a minute)",
+                       err=True)
+            report = B.run_bench(**work, progress=click.echo)
+            click.echo(B.format_footer(report))
+    except B.BenchError as e:
+        raise InputError(str(e))
+    if json_path and not report_path:
+        try:
+            B.write_report(report, json_path)
+        except OSError as e:
+            raise InputError(f"cannot write {json_path}: {e.strerror or e}")
+        click.echo(f"report     {json_path}")
+    if baseline is not None:
+        for line in B.format_comparison(report, baseline, tolerance, baseline_path):
+            click.echo(line)
+        regressions = B.compare(report, baseline, tolerance)
+        if regressions:
+            click.echo(f"{len(regressions)} regression(s) beyond {tolerance:.0%}: "
+                       + ", ".join(r["cell"] for r in regressions), err=True)
+            sys.exit(1)
+        click.echo(f"no regression beyond {tolerance:.0%}")

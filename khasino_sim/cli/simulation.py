@@ -1,0 +1,87 @@
+"""`khasino simulate`: many bot-vs-bot games written to a Parquet dataset (docs/RESULTS.md), then a summary."""
+import os
+import sys
+
+import click
+
+from .common import (InputError, _bot_list, _check_backend, _format, _settings, bots_tag, command_line,
+                     default_out, interrupted, os_problem, output_folders, reading)
+from .shared_options import (backend_option, bot_file_option, bots_option, dask_option, format_option,
+                             games_option, out_option, quiet_option, resume_force_options, seed_option,
+                             set_option, shard_size_option, workers_option)
+
+
+@click.command()
+@format_option()
+@games_option(100_000, "Number of games.", type=int)
+@bots_option("One bot per seat, comma-separated (random, greedy, heuristic); khasino-4p also takes one per team "
+             "(greedy,random: seats A, B greedy, C, D random), teams swapping sides every game.",
+             default="greedy,random")
+@seed_option()
+@out_option("results/FORMAT-BOTS-sSEED-nGAMES")
+@workers_option("Threads on this machine [default: all cores].")
+@shard_size_option("Games per Parquet file.", type=int)
+@click.option("--no-rotate", is_flag=True, help="Keep each bot on its seat instead of rotating seats.")
+@set_option("Rule option, e.g. --set follow_ups=false (see `khasino options`).")
+@dask_option()
+@resume_force_options("run")
+@quiet_option()
+@click.option("--series", default=1, show_default=True, type=int, metavar="K",
+              help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
+@click.option("--rounds", default=0, type=int, metavar="1",
+              help="Cassino, Kasino: --rounds 1 plays single rounds [default: whole matches (Cassino to 21, "
+              "Kasino `match_rounds` rounds), one row per match and a rounds table with one row per round].")
+@backend_option("cuda: play each shard on this machine's NVIDIA GPU (the same rows as the CPU).")
+@bot_file_option
+def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
+             quiet, series, rounds, backend):
+    """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
+    (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
+    import time
+    from ..runs import simulate as run, SimulationError, RunSpec, validate, warm_up
+    from ..stats import summarize, format_summary
+    fmt = _format(fmt_name)
+    names = _bot_list(bots)
+    if out is None:
+        out = default_out("", fmt.name, bots_tag(names), seed, games)
+    spec = RunSpec(format=fmt.name, games=games, bots=tuple(names), seed=seed, rotate=not no_rotate,
+                   options=_settings(settings), shard_size=shard_size, series=series, rounds=rounds)
+    try:
+        validate(spec)
+    except SimulationError as e:
+        raise InputError(str(e))
+    _check_backend(backend, names, dask)
+    output_folders(out)
+    from ..storage import read_manifest, RunFolderError
+    try:
+        previous = read_manifest(out) if os.path.isdir(out) else None
+    except RunFolderError:
+        previous = None             # the run refuses it below (or --force replaces it)
+    already = bool(previous and previous.get("complete") and previous.get("spec") == spec.identity()
+                   and not force)
+    if not dask:
+        compile_s = warm_up(spec)
+        if compile_s > 2 and not quiet:
+            click.echo(f"compiled the core in {compile_s:.0f} s (cached for later runs)", err=True)
+    started = time.time()
+    try:
+        path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
+                   shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
+                   resume=resume, force=force, quiet=quiet, command=command_line(),
+                   series=series, rounds=rounds, backend=backend)
+    except SimulationError as e:
+        raise InputError(str(e))
+    except KeyboardInterrupt:
+        interrupted(out)
+    except OSError as e:          # a full disk, a folder gone read-only: what is done is kept
+        raise InputError(f"{os_problem(e, out)}; finished shards are kept: fix it, then run the same command "
+                         "with --resume") from None
+    except RuntimeError as e:     # an engine guard (a scratch bound exceeded: never expected), not bad input
+        click.echo(f"Error: {e}", err=True)
+        sys.exit(1)
+    elapsed = time.time() - started
+    click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
+    with reading(path):
+        summary = summarize(path)
+    click.echo(format_summary(summary, None if already else elapsed,
+                              unit="matches" if spec.matches() and not rounds else "games"))
