@@ -9,6 +9,7 @@ SPADES_MASK = sum(1 << (4 * r) for r in range(13))          # every spade, 52-ca
 TWO_SPADES = 4                                              # 2S
 TEN_DIAMONDS = 4 * 9 + 2                                    # 10D
 ACES_MASK = 0xF
+
 _M1 = 0x5555555555555555
 _M2 = 0x3333333333333333
 _M4 = 0x0F0F0F0F0F0F0F0F

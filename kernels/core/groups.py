@@ -167,6 +167,8 @@ def pile_index(ws, v, lo, hi):
                 ws[base + x] += 1
     ws[C_PIDX_TOP] = at
     ws[C_PIDX_BUILT] |= 1 << v
+
+
 NEW_NODE = -1               # `piles_next` states: a node not yet visited,
 COVER_TOP = -2              # one whose current pile is to get its topmost unused card (no gap),
 DONE = -3                   # and the end of the search

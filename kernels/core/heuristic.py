@@ -22,8 +22,6 @@ from .layout import (
 DEFAULT_WEIGHTS = {"points": 100, "cards": 14, "spades": 12, "exposed": 45, "our_points": 200, "our_cards": 20,
                    "kasino_setup": 35, "pile": 50, "races": 1, "safety": 1}
 _DEFAULTS = np.array(list(DEFAULT_WEIGHTS.values()), dtype=np.int64)
-
-
 # the search bots' parameters (n, c, policy), kernels/khasino/search.py; policy is a BOT_* code (2: heuristic playouts,
 # which beat greedy's by 12 points of share against heuristic in khasino: docs/ENGINE.md "Bots")
 SEARCH_DEFAULTS = {"rollout": {"n": 200, "c": 70, "policy": 2}, "ismcts": {"n": 1000, "c": 70, "policy": 2}}

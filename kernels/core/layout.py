@@ -5,13 +5,11 @@ module constant, which Numba folds into the compiled code. Sizes cover every reg
 (docs/ENGINE.md, "Growing the state").
 """
 
-
 MAX_SEATS = 6
 MAX_VALUE = 14          # builds are indexed by value 1..14 (Cassino: 13 with face_values, 14 with ace_14, P17)
 MAX_GROUPS = 28         # groups one build can hold
 MAX_PILE = 104          # a double deck
 MAX_CARDS = 104
-
 
 # ---- state vector -------------------------------------------------------------------------------------------
 S_TO_MOVE = 0           # seat to play, -1 when the game is over
@@ -37,8 +35,6 @@ S_DEALER = S_PROMISES + MAX_SEATS   # the seat that dealt: the seat after it lea
 S_ROUND = S_DEALER + 1              # Cassino (C7, P21): the round of the match, 1-based
 S_SWEEPS = S_ROUND + 1              # Cassino `sweeps` (C1): per seat, sweeps made this round
 S_SCORES = S_SWEEPS + MAX_SEATS     # Cassino (C7): per seat, match totals before this round (a team's in 4p)
-
-
 # Kasino (N1-N7; the double deck's card sets are two words, `lo` every card present, `hi` those present twice):
 # hands and the table use S_HANDS + 2*seat (+1) and S_LOOSE/S_LOOSE_HI; a pile is the multiset at
 # S_PILE + seat*MAX_PILE (+1), its card count at S_PLEN + seat; S_LAST_MOVER is `last_player` (N4)
@@ -46,7 +42,6 @@ S_TABBE = S_SCORES + MAX_SEATS      # Kasino (N4): per seat, this round's tabbe 
 S_ASIDE = S_TABBE + 2 * MAX_SEATS   # Kasino (N5): the face cards set aside this round (lo, hi)
 S_ROUNDS = S_ASIDE + 2              # Kasino (N7): the match length in rounds
 STATE_SIZE = S_ROUNDS + 1
-
 
 # ---- ruleset record ------------------------------------------------------------------------------------------
 R_SEATS = 0             # number of seats
@@ -83,12 +78,8 @@ R_MATCH_TARGET = R_SWEEPS + 1   # C7/P21: match totals needed to win (21); 0: no
 R_LATER_HAND = R_MATCH_TARGET + 1  # Kasino (N1): cards each at every deal after the first (4)
 R_MATCH_ROUNDS = R_LATER_HAND + 1   # Kasino (N7): rounds of a match (a multiple of the seats)
 R_TABLE_TO_LAST = R_MATCH_ROUNDS + 1  # K12 `last_capturer_takes_table`: 1 = the last capturer takes what is left
-
-
                                       # on the table at the end (K12); 0 = nobody: it stays there, unscored
 R_DEAL_LEADER = R_TABLE_TO_LAST + 1   # `next_deal_leader` (K14, P20): who leads each later deal: 0 the same seat
-
-
                                       # as the first (the seat after the dealer); 1 the lead passes to the next
                                       # seat in turn order each deal; 2 the last capturer (else as 0)
 R_TABBE = R_DEAL_LEADER + 1         # Kasino `tabbe_value` (N4): a tabbe's points (5; a double tabbe twice them)
@@ -96,12 +87,12 @@ R_TABBE_FORCED = R_TABBE + 1        # Kasino `compulsory_tabbe` (N3): 1 = a card
 RULES_SIZE = R_TABBE_FORCED + 1     # be played to clear it; 0 = clearing is one capture among the others
 FAMILY_KHASINO, FAMILY_CASSINO, FAMILY_KASINO = 0, 1, 2
 
-
 # ---- move records ----------------------------------------------------------------------------------------------
 # A move record is a fixed-size slice of int64: the head fields below, then its groups. The game path keeps
 # exactly one record (the bot's running best, WS_BEST); listing writes a bounded chunk of them (WS_LIST).
 KIND_CAPTURE, KIND_BUILD, KIND_LOAD, KIND_CHANGE, KIND_TRAIL = 0, 1, 2, 3, 4
 KIND_NAMES = ("capture", "build", "load", "change", "trail")
+
 M_CARD = 0              # played card id
 M_KIND = 1
 M_VALUE = 2             # capture: card value; build/load: build value; change: new value; trail: card value
@@ -116,15 +107,12 @@ M_SPADES = 10
 M_TABLE_POINTS = 11
 M_PILE_USED = 12        # opponent pile cards the move uses
 M_OWNER = 13            # build: the new build's owner (the mover, or his partner for a P14 rebuild)
-
-
 # Kasino records: M_USED and M_PILE_USED hold the captured multiset (lo, hi words), M_TARGET the tabbe plus
 M_TAKEN_LO, M_TAKEN_HI, M_TABBE = M_USED, M_PILE_USED, M_TARGET
 M_GROUPS = 16
 MAX_MOVE_GROUPS = 64    # groups of one move; bound in docs/ENGINE.md ("Scratch bounds"): at most 53
 M_FGROUPS = M_GROUPS + MAX_MOVE_GROUPS
 REC_SIZE = M_FGROUPS + MAX_MOVE_GROUPS
-
 
 # ---- packed group words ------------------------------------------------------------------------------------------
 # A group of table items (loose cards, exposed pile cards) is one int64: its card mask in bits 0..51, its sum in
@@ -134,7 +122,6 @@ CARD_BITS = (1 << 52) - 1
 VALUE_SHIFT = 52
 FLAG_SHIFT = 56
 FLAG_LOOSE = 1
-
 
 # ---- per-game statistics row ---------------------------------------------------------------------------------
 G_TURNS = 0
@@ -151,8 +138,6 @@ G_MATCH_WINNER = 10     # Cassino: the match's winning team after this round (P2
 G_MATCH = 11            # Cassino: the match's index in its batch
 G_LEADER2 = 12          # the seat that led the second deal (-1: a game of one deal; Cassino: of each round)
 G_AHEAD1 = 13           # the team (seat) ahead when the first deal ends, on the points its piles would score
-
-
                         # then (K13 card points and majorities; -1: a tie, or a game of one deal)
 G_SEAT0 = 14            # first per-seat block
 (SEAT_SCORE, SEAT_CARDS, SEAT_SPADES, SEAT_ACES, SEAT_TWO_SPADES, SEAT_TEN_DIAMONDS, SEAT_MOST_CARDS,
@@ -167,17 +152,14 @@ SEAT_FIELD_NAMES = ("score", "cards", "spades", "aces", "two_spades", "ten_diamo
                     "sweeps", "match_total", "card_points", "last_point", "tabbes", "tabbe_plus", "tabbe_minus")
 STATS_SIZE = G_SEAT0 + MAX_SEATS * SEAT_FIELDS
 
-
 # ---- decisions that are not card plays (4p, P11/P15): option keys Z(7, kind, option, 0), docs/ENGINE.md ----
 DECISION_TAG = 7
 DECIDE_LEAD, DECIDE_STAY = 0, 1
-
 
 # ---- bots -----------------------------------------------------------------------------------------------------
 BOT_RANDOM, BOT_GREEDY, BOT_HEURISTIC, BOT_ROLLOUT, BOT_ISMCTS, BOT_USER = 0, 1, 2, 3, 4, 5
 # "file": a user bot (kernels/core/userbot.py)
 BOT_NAMES = ("random", "greedy", "heuristic", "rollout", "ismcts", "file")
-
 
 # ---- observation (what a seat sees, docs/ENGINE.md "Bots") -------------------------------------------------
 O_SEAT = 0
@@ -190,8 +172,6 @@ O_PILE_LEN = O_PILE_TOP + MAX_SEATS
 O_BOWNER = O_PILE_LEN + MAX_SEATS       # per value, -1 none
 O_BCARDS = O_BOWNER + MAX_VALUE + 1     # per value, mask of the build's cards
 O_HAND_SIZES = O_BCARDS + MAX_VALUE + 1
-
-
 # Kasino's observation (N1-N7): its card sets are multisets of two words, `lo` every card present and `hi` the
 # cards present twice (kernels/core/multiset.py); every pile's cards are public history (captures are made face up)
 KO_SEAT = 0
@@ -212,7 +192,6 @@ KO_TABBE = KO_SCORES + MAX_SEATS        # per seat, this round's tabbe plus, min
 KO_SIZE = KO_TABBE + 2 * MAX_SEATS
 OBS_SIZE = max(O_HAND_SIZES + MAX_SEATS, KO_SIZE)
 
-
 # ---- workspace: one flat int64 vector per thread holding every scratch buffer ---------------------------------
 # (no array views are taken in the per-move path: a view costs two atomic reference-count updates).
 # Every size is a proven bound, docs/ENGINE.md "Scratch bounds".
@@ -220,9 +199,9 @@ MAX_SUBSETS = 28944     # item subsets with sum <= the highest group value: 4,05
 STACK_LEN = 64          # selection depth / groups of one move: at most 53
 PREFIX_STRIDE = 64      # usable top cards of one opponent pile: at most 41
 
-
 # sink: what happens to each candidate as it is generated (kernels/core/sink.py)
 SINK_RANDOM, SINK_GREEDY, SINK_HEURISTIC, SINK_LIST, SINK_KEYS, SINK_TREE, SINK_SELECT, SINK_USER = range(8)
+
 C_OVERFLOW = 0          # a scratch bound was exceeded (never in any registered format; a guard)
 C_NOPP = 1              # opponents whose piles are usable
 C_OPP = 2               # their seats
@@ -242,8 +221,6 @@ C_BUILT = C_SUMS_LOOSE_ONLY + 1      # bit v: a build of value v is on the table
 C_HVMASK = C_BUILT + 1               # bit v: the mover holds a card of value v
 C_CHANGEABLE = C_HVMASK + 1          # bit w: an opponent's simple build of value w (K7 candidates)
 C_CTL = C_CHANGEABLE + 1             # 9 slots: three selection-stack controls (depth, next index), and
-
-
                                      # the several-pile search's (depth, next index, free pile closed)
 C_SINK = C_CTL + 9                   # SINK_* mode
 C_DRAW = C_SINK + 1                  # the decision's draw r (uint64 bits)
@@ -259,8 +236,6 @@ C_BHASH = C_BMASK + MAX_VALUE + 1    # per build value: its hash terms (owner an
 C_BPTS = C_BHASH + MAX_VALUE + 1     # per build value: card points in it
 C_PITEMS = C_BPTS + MAX_VALUE + 1    # mask of every usable opponent pile card
 C_OWNMASK = C_PITEMS + 1             # bit v: the mover owns the build of value v
-
-
 # copies of the position and the ruleset the move rules read, so the functions below the hand loop take the
 # workspace alone (each array argument costs a compiled call seven words)
 C_LOOSE = C_OWNMASK + 1              # loose cards
@@ -274,8 +249,6 @@ C_PTMASK = C_BGRP + (MAX_VALUE + 1) * MAX_GROUPS  # cards worth points (greedy a
 C_CARDPTS = C_PTMASK + 1             # points of card id c at C_CARDPTS + c (greedy and listing sinks only)
 C_ITEMH = C_CARDPTS + 52             # hash term of usable pile card c in place at C_ITEMH + c (uint64 bits)
 C_KMAX = C_ITEMH + 64                # several usable opponent piles: per pile, the most top cards a selection
-
-
                                      # of the bucket being searched can use (the groups reach them without a gap)
 C_PFORBID = C_KMAX + MAX_SEATS       # the usable pile cards below those depths (never in a selection)
 C_MKOWNER = C_PFORBID + 1            # the owner a new build gets (the mover; his partner in a rebuild)
@@ -284,16 +257,10 @@ C_PIDX_BUILT = C_PARTNER_BUILDS + 1  # bit v: the pile index of bucket v is buil
 C_PIDX_TOP = C_PIDX_BUILT + 1        # entries of WS_PIDX in use
 PIDX_STRIDE = 66                     # the pile index's run bounds per bucket: one more than the 64 card ids, + 1
 C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card groups holding pile card x is
-
-
                                      # WS_PIDX[r[x] : r[x+1]], r = ws[C_PIDX + v*PIDX_STRIDE :]
 C_LOADKEY = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE  # per build value: the key terms of its owner's change when
-
-
                                      # the mover adds to it (Cassino, C4: z_build(v, owner) ^ z_build(v, mover)); 0
 C_SWEEPS_ON = C_LOADKEY + MAX_VALUE + 1   # copy of R_SWEEPS (greedy: a sweep's point, C1)
-
-
 # Kasino (kernels/kasino/moves.py): the table cards as items 0..n-1, card index ascending, a card's second copy
 # right after its first (at most 18 in reachable play, docs/ENGINE.md "Scratch bounds"; CARD_BITS items at most)
 MAX_ITEMS = 52
@@ -305,8 +272,6 @@ C_KPTS = C_KITEMH + MAX_ITEMS        # card points of item i (N6)
 C_KSECOND = C_KPTS + MAX_ITEMS       # mask of the items that are a card's second copy
 C_KACES = C_KSECOND + 1              # mask of the items that are aces
 C_OURPTS = C_KACES + 1               # heuristic bot: card points in the builds the mover or his partner owns
-
-
 # bots with parameters (khasino_sim/bots.py): a bot code >= BOT_TABLE_BASE is row code - BOT_TABLE_BASE of the
 # workspace's bot table: its kind (BOT_*) then its parameters; the deciding bot's weights are copied to C_HW
 BOT_TABLE_BASE = 16
@@ -315,18 +280,12 @@ BOT_STRIDE = 11
 H_POINTS, H_CARDS, H_SPADES, H_EXPOSED, H_OUR_POINTS, H_OUR_CARDS, H_KASINO_SETUP, H_PILE, H_RACES, H_SAFETY = \
     range(10)
 C_PILE_EXPOSE = C_OURPTS + 1         # heuristic (K8): card points of the mover's exposed pile top (-1: no pile
-
-
                                      # use in this format, so a capture exposes nothing)
 C_RACES = C_PILE_EXPOSE + 1          # heuristic (K13): bit 0, the most-cards race is open; bit 1, most spades
 C_RISK = C_RACES + 1                 # heuristic `safety`: per build value v, the chance (thousandths) that an
-
-
                                      # opponent holds a card that captures a build of v (0 without `safety`)
 C_HW = C_RISK + MAX_VALUE + 1        # the heuristic weights in force (10)
 C_BOTTAB = C_HW + BOT_STRIDE         # the bot table: BOT_TABLE_ROWS rows of BOT_STRIDE
-
-
 # search bots (kernels/khasino/search.py): the tree node being expanded, the iteration, the selection rule and its
 # constant, the running choice (unexpanded?, its score, its draw hash), the key SINK_SELECT looks for, and
 # where the search area starts in the workspace (after the fixed scratch) and how many nodes it holds
@@ -340,23 +299,18 @@ C_TKEY = C_TBEST + 1                 # SINK_SELECT: the key wanted; SINK_TREE: t
 C_TCAP = C_TKEY + 1                  # nodes the search area holds
 C_THASH = C_TCAP + 1                 # slots of its child table (a power of two)
 C_REACH = C_THASH + 1                # per sum v: the union of its bucket's pile-card group words (prepare_items):
-
-
                                      # every usable pile card they hold, with loose cards and flags (mask it)
 C_ABOVE = C_REACH + MAX_VALUE + 2    # per usable pile card c: the cards above it in its pile, C_ABOVE + c
 CTX_SIZE = C_ABOVE + 64
+
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
 WS_SUB = WS_RAWH + MAX_SUBSETS       # the subsets bucketed by sum (loose-only part in descending mask order)
 WS_SUBH = WS_SUB + MAX_SUBSETS       # their hash terms
 WS_PIDX = WS_RAWH                    # several usable piles: the pile index (kernels/core/groups.py, `pile_index`):
-
-
                                      # bucket indices of pile-card groups, by bucket and pile card held; made
                                      # only after prepare_items, whose generation-order hash table it overwrites
 WS_FOLLOW = WS_RAW                   # follow-up candidate groups (packed), at most one per subset: made only
-
-
                                      # after prepare_items, whose generation-order table they overwrite
 WS_SEL1 = WS_SUBH + MAX_SUBSETS      # selection stacks (indices) and the union of cards at each depth
 WS_USED1 = WS_SEL1 + STACK_LEN
@@ -372,7 +326,7 @@ WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
 WS_CAND = WS_OBS + OBS_SIZE          # a user bot: the candidate move record it scores
 WS_SIZE = WS_CAND + REC_SIZE
 WS_LIST = WS_SIZE                    # a listing workspace is longer: records (SINK_LIST) or keys (SINK_KEYS)
-
+                                     # of candidates [lo, hi) from here
 
 # ---- search area (kernels/khasino/search.py, tree.py): from WS_SIZE, in a workspace made for a search bot -----------
 # (core.workspace.new_workspace sizes it for the largest `n` of the search bots registered; docs/ENGINE.md "Search")
