@@ -84,7 +84,11 @@ R_DEAL_LEADER = R_TABLE_TO_LAST + 1   # `next_deal_leader` (K14, P20): who leads
                                       # seat in turn order each deal; 2 the last capturer (else as 0)
 R_TABBE = R_DEAL_LEADER + 1         # Kasino `tabbe_value` (N4): a tabbe's points (5; a double tabbe twice them)
 R_TABBE_FORCED = R_TABBE + 1        # Kasino `compulsory_tabbe` (N3): 1 = a card that can clear the table must
-RULES_SIZE = R_TABBE_FORCED + 1     # be played to clear it; 0 = clearing is one capture among the others
+                                    # be played to clear it; 0 = clearing is one capture among the others
+R_CARD_SETS = R_TABBE_FORCED + 1    # P27 (Cassino): piles and builds are card sets: a capture's table cards go on
+                                    # the pile as one block, a build's groups leave no trace (its hash term is
+                                    # Z(4, v, 0, its cards)), the end-of-round sweep puts each build as one block
+RULES_SIZE = R_CARD_SETS + 1
 FAMILY_KHASINO, FAMILY_CASSINO, FAMILY_KASINO = 0, 1, 2
 
 # ---- move records ----------------------------------------------------------------------------------------------
@@ -261,10 +265,11 @@ C_PIDX = C_PIDX_TOP + 1              # per bucket v: the run of its pile-card gr
 C_LOADKEY = C_PIDX + (MAX_VALUE + 1) * PIDX_STRIDE  # per build value: the key terms of its owner's change when
                                      # the mover adds to it (Cassino, C4: z_build(v, owner) ^ z_build(v, mover)); 0
 C_SWEEPS_ON = C_LOADKEY + MAX_VALUE + 1   # copy of R_SWEEPS (greedy: a sweep's point, C1)
+C_CARD_SETS = C_SWEEPS_ON + 1        # copy of R_CARD_SETS (P27: builds and a capture's pile cards as card sets)
 # Kasino (kernels/kasino/moves.py): the table cards as items 0..n-1, card index ascending, a card's second copy
 # right after its first (at most 18 in reachable play, docs/ENGINE.md "Scratch bounds"; CARD_BITS items at most)
 MAX_ITEMS = 52
-C_KN = C_SWEEPS_ON + 1               # number of items
+C_KN = C_CARD_SETS + 1               # number of items
 C_KVAL = C_KN + 1                    # table value of item i (A 1, J 11, Q 12, K 13) at C_KVAL + i
 C_KBIT = C_KVAL + MAX_ITEMS          # card bit (1 << card index) of item i
 C_KITEMH = C_KBIT + MAX_ITEMS        # key term of item i: Z(2, 0, card + 52 * copy, 0) (uint64 bits)

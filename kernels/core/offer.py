@@ -10,6 +10,7 @@ from .bits import SPADES_MASK, card_value, lowbit_index, popcount
 from .groups import combo_next, combo_start, pile_ok, piles_next, piles_start, prefix_next, prefix_start
 from .heuristic import khasino_score
 from .layout import (
+    C_CARD_SETS,
     CARD_BITS, C_BEND, C_BGRP, C_BHASH, C_BMASK, C_BMID, C_BNGV, C_BPTS, C_BSTART, C_BUILT, C_CARDPTS, C_CTL,
     C_FOLLOW, C_HV, C_LASTCAP, C_LOADKEY, C_LOOSE, C_MKOWNER, C_MYPLEN, C_NOPP, C_OURPTS, C_OWNMASK,
     C_PARTNER_BUILDS, C_PILE_EXPOSE, C_PTMASK, C_RISK, C_SINK, C_SUMS_LOOSE_ONLY, C_SWEEPS_ON, C_TABLE_POINTS,
@@ -65,6 +66,15 @@ def pile_hash_group(seat, pos, g):
     return h, pos + popcount(g)
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def groups_union(ws, ng):
+    """The cards of a candidate's groups (WS_GBUF[:ng])."""
+    m = 0
+    for i in range(ng):
+        m |= ws[WS_GBUF + i]
+    return m
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def offer(ws, p, kind, c, value, target, used, ng, uhash):
     """Offer one main action (a capture, build, load or change; groups at WS_GBUF[:ng]; `uhash`: the hash
@@ -105,12 +115,17 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
         pos = ws[C_MYPLEN]
         if target > 0:
             key ^= np.uint64(ws[C_BHASH + target])
-            for i in range(ws[C_BNGV + target]):
-                h, pos = pile_hash_group(p, pos, ws[C_BGRP + target * MAX_GROUPS + i])
-                key ^= h
-        for i in range(ng):
-            h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
+        if ws[C_CARD_SETS]:         # P27: the table cards taken go on the pile as one block
+            h, pos = pile_hash_group(p, pos, groups_union(ws, ng) | (ws[C_BMASK + target] if target > 0 else 0))
             key ^= h
+        else:
+            if target > 0:
+                for i in range(ws[C_BNGV + target]):
+                    h, pos = pile_hash_group(p, pos, ws[C_BGRP + target * MAX_GROUPS + i])
+                    key ^= h
+            for i in range(ng):
+                h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
+                key ^= h
         key ^= z_pile(p, pos, c)
         lc = ws[C_LASTCAP]
         if lc != p:
@@ -119,12 +134,19 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
             key ^= z_last(p)
     elif kind == KIND_BUILD:
         key ^= z_build(value, ws[C_MKOWNER])     # the mover, or his partner in a P14 rebuild
-        for i in range(ng):
-            key ^= z_group(value, i, ws[WS_GBUF + i])
+        if ws[C_CARD_SETS]:         # P27: a build is its cards
+            key ^= z_group(value, 0, groups_union(ws, ng))
+        else:
+            for i in range(ng):
+                key ^= z_group(value, i, ws[WS_GBUF + i])
     elif kind == KIND_LOAD:
-        base = ws[C_BNGV + value]
-        for i in range(ng):
-            key ^= z_group(value, base + i, ws[WS_GBUF + i])
+        if ws[C_CARD_SETS]:         # P27: the build's cards grow by the played and the used cards
+            old = ws[C_BMASK + value]
+            key ^= z_group(value, 0, old) ^ z_group(value, 0, old | groups_union(ws, ng))
+        else:
+            base = ws[C_BNGV + value]
+            for i in range(ng):
+                key ^= z_group(value, base + i, ws[WS_GBUF + i])
         key ^= np.uint64(ws[C_LOADKEY + value])     # C4: the adder becomes the owner (0 in Khasino)
     else:  # change: target = old value, value = new value, group 0 = the added cards
         g0 = ws[C_BGRP + target * MAX_GROUPS]

@@ -13,6 +13,7 @@ from numba import njit
 from ..core.bits import card_value, lowbit_index, popcount
 from ..core.groups import pile_ok, prepare_items
 from ..core.layout import (
+    C_CARD_SETS, R_CARD_SETS,
     CARD_BITS, C_ABOVE, C_BEND, C_BGRP, C_BHASH, C_BMASK, C_BNGV, C_BPTS, C_BSTART, C_BUILT, C_CARDPTS,
     C_CHANGEABLE, C_FOLLOW, C_HV, C_HVMASK, C_HW, C_LASTCAP, C_LOADKEY, C_LOOSE, C_MAXV, C_MKOWNER, C_MYPLEN,
     C_OURPTS, C_OWNMASK, C_PARTNER_BUILDS, C_PILE_EXPOSE, C_PITEMS, C_PTMASK, C_RACES, C_REACH, C_RISK, C_SINK,
@@ -53,6 +54,8 @@ def prepare_position(st, rules, p, ws):
     ws[C_MAXV] = maxv
     ws[C_FOLLOW] = rules[R_FOLLOW]
     ws[C_SWEEPS_ON] = rules[R_SWEEPS]
+    card_sets = rules[R_CARD_SETS]
+    ws[C_CARD_SETS] = card_sets
     load_owns = rules[R_LOAD_OWNS]
     built = 0
     for v in range(1, maxv + 1):
@@ -94,7 +97,10 @@ def prepare_position(st, rules, p, ws):
             g = st[S_BGROUPS + v * MAX_GROUPS + i]
             ws[C_BGRP + v * MAX_GROUPS + i] = g
             bm |= g
-            bh ^= z_group(v, i, g)
+            if not card_sets:
+                bh ^= z_group(v, i, g)
+        if card_sets:               # P27: a build is its cards (its grouping leaves no trace)
+            bh ^= z_group(v, 0, bm)
         ws[C_BNGV + v] = ng
         ws[C_BMASK + v] = bm
         ws[C_BHASH + v] = np.int64(bh)

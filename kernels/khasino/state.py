@@ -5,6 +5,7 @@ from numba import njit
 
 from ..core.bits import ACES_MASK, SPADES_MASK, TEN_DIAMONDS, TWO_SPADES, card_value, lowbit_index, popcount
 from ..core.layout import (
+    R_CARD_SETS,
     CARD_BITS, G_SEAT0, G_WINNER, KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS,
     MAX_PILE, MAX_VALUE, M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KIND, M_OWNER, M_TARGET, M_USED,
     M_VALUE, R_CARD_POINTS, R_DEAL_LEADER, R_DECK, R_HAND, R_LOAD_OWNS, R_MAX_BUILDS, R_MAX_BUILD_VALUE,
@@ -74,6 +75,15 @@ def push_group(st, seat, g, top_rank):
     st[S_PLEN + seat] = pos
 
 
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def build_cards(st, v):
+    """The cards of the build of value v (all its groups)."""
+    m = 0
+    for i in range(st[S_BNG + v]):
+        m |= st[S_BGROUPS + v * MAX_GROUPS + i]
+    return m
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def remove_build(st, v):
     st[S_BOWNER + v] = -1
@@ -140,12 +150,21 @@ def apply_move(st, rules, p, ws, r):
     if rules[R_TEAMS]:
         keep_promises(st, rules, p, c, kind, value, target)
     if kind == KIND_CAPTURE:
-        if target > 0:
-            for i in range(st[S_BNG + target]):
-                push_group(st, p, st[S_BGROUPS + target * MAX_GROUPS + i], top_rank)
-            remove_build(st, target)
-        for i in range(ng):
-            push_group(st, p, ws[g0 + i], top_rank)
+        if rules[R_CARD_SETS]:      # P27: the table cards taken go on the pile as one block
+            block = 0
+            if target > 0:
+                block = build_cards(st, target)
+                remove_build(st, target)
+            for i in range(ng):
+                block |= ws[g0 + i]
+            push_group(st, p, block, top_rank)
+        else:
+            if target > 0:
+                for i in range(st[S_BNG + target]):
+                    push_group(st, p, st[S_BGROUPS + target * MAX_GROUPS + i], top_rank)
+                remove_build(st, target)
+            for i in range(ng):
+                push_group(st, p, ws[g0 + i], top_rank)
         st[S_PILE + p * MAX_PILE + st[S_PLEN + p]] = c
         st[S_PLEN + p] += 1
         st[S_LAST_CAP] = p
@@ -277,8 +296,11 @@ def sweep(st, rules):
     top_rank = (rules[R_DECK] >> 2) - 1
     for v in range(1, rules[R_MAX_BUILD_VALUE] + 1):
         if st[S_BOWNER + v] >= 0:
-            for i in range(st[S_BNG + v]):
-                push_group(st, taker, st[S_BGROUPS + v * MAX_GROUPS + i], top_rank)
+            if rules[R_CARD_SETS]:      # P27: each build as one block
+                push_group(st, taker, build_cards(st, v), top_rank)
+            else:
+                for i in range(st[S_BNG + v]):
+                    push_group(st, taker, st[S_BGROUPS + v * MAX_GROUPS + i], top_rank)
             remove_build(st, v)
     push_group(st, taker, st[S_LOOSE], top_rank)
     st[S_LOOSE] = 0
@@ -449,8 +471,11 @@ def position_hash(st, rules):
         o = st[S_BOWNER + v]
         if o >= 0:
             h ^= zterm(3, v, o, 0)
-            for i in range(st[S_BNG + v]):
-                h ^= zterm(4, v, i, st[S_BGROUPS + v * MAX_GROUPS + i])
+            if rules[R_CARD_SETS]:      # P27: a build is its cards
+                h ^= zterm(4, v, 0, build_cards(st, v))
+            else:
+                for i in range(st[S_BNG + v]):
+                    h ^= zterm(4, v, i, st[S_BGROUPS + v * MAX_GROUPS + i])
     if st[S_LAST_CAP] >= 0:
         h ^= zterm(6, st[S_LAST_CAP], 0, 0)
     return h
