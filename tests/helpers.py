@@ -344,8 +344,8 @@ def permute_hidden(state, rng):
 
 
 def count_blind_choices(fmt, spec, games, seed, every=1):
-    """docs/rules/project.md, "What bots see": at every `every`-th position of `games` random games of `fmt`, the move of
-    bot `spec` must not change when the hidden cards are permuted (same draw). Returns the positions checked
+    """docs/rules/project.md, "What bots see": at every `every`-th position of `games` random games of `fmt`, the
+    move of bot `spec` must not change when the hidden cards are permuted (same draw). Returns the positions checked
     (a permutation that breaks P1 or a 4p decision is skipped: not a reachable state)."""
     from khasino_sim import engine
     rng = random.Random(seed)

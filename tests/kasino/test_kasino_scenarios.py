@@ -76,7 +76,7 @@ def _match_winner(fmt, totals):
 
 
 def test_seed_example_bea_and_dan_on_the_core():
-    """Source 003's worked example (docs/rules/kasino.md N7): Bea 18 card points and a tabbe Dan set up (+5) ends on 23, Dan 24 - 5 on 19,
+    """Source 003's worked example (N7): Bea 18 card points and a tabbe Dan set up (+5) ends on 23, Dan 24 - 5 on 19,
     Dan wins. The example leaves out the round's extra point (18 + 24 = 42, every card point); in a real
     finished round it goes to the last capturer, here Bea: 24 against 19, and Dan still wins."""
     assert _match_winner("kasino-2p", [18 + 5, 24 - 5]) == 1

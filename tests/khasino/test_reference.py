@@ -80,7 +80,7 @@ def test_seed_build_nine_needs_a_kept_nine():
 
 
 def test_seed_pair_both_readings():
-    # source 000 (docs/rules/khasino.md K5): hand 5 + loose 5 -> Build 5 (compound, another 5 kept) or Build 10 (simple, a 10 kept)
+    # source 000 (K5): hand 5 + loose 5 -> Build 5 (compound, another 5 kept) or Build 10 (simple, a 10 kept)
     st = make_state("khasino", ["5H", "5D", "10C"], ["2C", "3C", "4C"], loose=["5S"])
     got = sorted(builds_after(m)[0][:2] + (len(builds_after(m)[0][2]),) for m in moves_of(st, "5H", "build"))
     assert got == [(5, 0, 2), (10, 0, 1)]

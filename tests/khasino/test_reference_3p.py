@@ -361,7 +361,7 @@ def test_p9_points_only_and_most_points_wins():
 
 
 def test_p9_tie_on_points_then_cards():
-    # source 000 (docs/rules/khasino.md K16): "If the highest seven-point scores are tied - for example, 3-3-1 - ... most captured cards"
+    # source 000 (K16): "If the highest seven-point scores are tied - for example, 3-3-1 - ... most captured cards"
     piles = deal_piles([["AH", "AD", "AC"], ["10D", "AS"], ["2S"]], [12, 13, 0], [3, 3, 0])
     sc = R.score(final_with_piles(piles))
     assert [s["total"] for s in sc] == [3, 3, 1]
