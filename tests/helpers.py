@@ -312,7 +312,7 @@ def seat_field(rows, seat, field):
     return rows[:, L.G_SEAT0 + seat * L.SEAT_FIELDS + field]
 
 
-# ---- what bots see (RULINGS.md "What bots see") ------------------------------------------------------------------
+# ---- what bots see (docs/rules/project.md "What bots see") -------------------------------------------------------
 def positions(fmt, games, first_seed=500):
     """Every position of `games` random games of `fmt` (round 1, seat 0 leading), walked through the core."""
     from khasino_sim import engine
@@ -344,8 +344,8 @@ def permute_hidden(state, rng):
 
 
 def count_blind_choices(fmt, spec, games, seed, every=1):
-    """RULINGS.md, "What bots see": at every `every`-th position of `games` random games of `fmt`, the move of
-    bot `spec` must not change when the hidden cards are permuted (same draw). Returns the positions checked
+    """docs/rules/project.md, "What bots see": at every `every`-th position of `games` random games of `fmt`, the
+    move of bot `spec` must not change when the hidden cards are permuted (same draw). Returns the positions checked
     (a permutation that breaks P1 or a 4p decision is skipped: not a reachable state)."""
     from khasino_sim import engine
     rng = random.Random(seed)

@@ -1,8 +1,9 @@
 """Rule options (variants) in the pure-Python reference engines: the Khasino family (khasino_sim/reference.py)
 and Norwegian misère Kasino (khasino_sim/reference_kasino.py).
 
-The options are those of docs/BALANCE.md "The variants"; each format's default is its ruling (RULINGS.md K5,
-K7, K8, K9, K11, K12, K14; N1, N3, N4; RULES.md P6 and "Format flags").  Every scenario is a hand-written JSON
+The options are those of docs/BALANCE.md "The variants"; each format's default is its ruling (docs/rules/khasino.md
+K5, K7, K8, K9, K11, K12, K14; docs/rules/kasino.md N1, N3, N4; docs/rules/project.md P6; the "Rule options"
+tables of docs/rules/khasino.md and docs/rules/kasino.md).  Every scenario is a hand-written JSON
 position naming the cards that matter; the rest of the deck is filled in validly.  JSON contract: an optional
 ``options`` object (absent: the format's defaults; partial: only the named options change; unknown names and
 wrong types or ranges are a ValueError naming them), always written right after ``format``, never part of the

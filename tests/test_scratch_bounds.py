@@ -1,5 +1,5 @@
 """docs/ENGINE.md "Scratch bounds": every scratch table of the compiled core covers its proven bound, for
-every format RULINGS.md lists, and a game thread's workspace stays under 1 MB."""
+every registered format (docs/rules/khasino.md, cassino.md, kasino.md), and a game thread's workspace stays under 1 MB."""
 import importlib.util
 from pathlib import Path
 

@@ -1,7 +1,9 @@
-"""Classic Cassino (C1–C8, RULES.md P16–P21) in the compiled core, against the pure-Python reference
-(khasino_sim/reference_cassino.py, written from the rulings alone): the deal, the same distinct successor states
-with the same keys on positions of random play (every format and option set), the same whole rounds and
-matches for the same seeds and bots, and the invariants of every round of many random matches.
+"""Classic Cassino (C1-C8, P16-P21; docs/rules/cassino.md, docs/rules/project.md) in the compiled core: what the
+conformance suite (tests/conformance) does not cover for every format. The core against the pure-Python reference
+(khasino_sim/reference/cassino.py) under the rule options (face_values, ace_14, sweeps): the same distinct
+successor states with the same keys on positions of random play, the same whole rounds and matches; the round
+seeds, single rounds, the dealer's rotation, the invariants with every option, the JSON state, the CLI and
+simulate. (The default rules' walks, whole rounds, matches and invariants are tests/conformance's.)
 
 The full counts (20,000 positions per format and option set) run in `scripts/differential_cassino.py`; this
 suite keeps a sample of each."""
@@ -11,75 +13,39 @@ import numpy as np
 import pytest
 
 from khasino_sim import engine
-from tests.helpers import compare_walk
 from khasino_sim import reference_cassino as ref
-from khasino_sim.formats import get_format, with_options
 from khasino_sim.kernels.core import layout as L
-from khasino_sim.kernels.dispatch import play_matches
+from tests.helpers import batch_rows, canon, pairings, same_whole_games, same_whole_matches, seat_field, walk
 
 FORMATS = ["cassino", "cassino-3p", "cassino-4p"]
 OPTION_SETS = [{}, {"face_values": True}, {"ace_14": True}, {"sweeps": True},
                {"face_values": True, "ace_14": True, "sweeps": True}]
-POSITIONS = 1_000           # per format with the default options; 300 per other option set
-
-
-def canon(state):
-    return json.dumps(state, sort_keys=True)
-
-
-def walk(fmt, options, positions, first_seed):
-    """Random walks through reference rounds of `fmt` with `options`, compared position by position with the
-    core (tests/helpers.py); returns the number of positions compared."""
-    return compare_walk(ref, fmt, positions, first_seed, options=options)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("fmt", FORMATS)
-def test_same_successor_states(fmt):
-    assert walk(fmt, {}, POSITIONS, 50_000) == POSITIONS
+OPTION_POSITIONS = 300      # per format and option set (the default rules: tests/conformance, 1,000 per format)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
 @pytest.mark.parametrize("options", OPTION_SETS[1:], ids=lambda o: "+".join(o))
 def test_same_successor_states_with_options(fmt, options):
-    assert walk(fmt, options, 300, 60_000) == 300
-
-
-PAIRINGS = {2: [("random", "random"), ("greedy", "greedy"), ("greedy", "random")],
-            3: [("random",) * 3, ("greedy",) * 3, ("greedy", "random", "random")],
-            4: [("random",) * 4, ("greedy",) * 4, ("greedy", "random", "greedy", "random")]}
+    assert walk(fmt, OPTION_POSITIONS, 60_000, options=options) == OPTION_POSITIONS
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("options", [{}, OPTION_SETS[-1]], ids=["default", "all-options"])
-def test_same_whole_rounds(fmt, options):
-    seats = get_format(fmt).seats
-    for bots in PAIRINGS[seats]:
-        for seed in range(8):
-            rnd = 1 + seed % seats
-            want = ref.play_round(fmt, seed, bots, options=options, round=rnd)
-            got = engine.play_round(fmt, seed, bots, options=options, round=rnd)
-            assert got["keys"] == want["keys"], f"seed {seed}: the rounds diverge"
-            assert canon(got["final"]) == canon(want["final"])
-            assert [s["score"] for s in got["seats"]] == [s["total"] for s in want["scores"]]
-            assert got["no_move"] == want["no_move"] == 0 and got["bad"] == 0
+def test_same_whole_rounds_with_every_option(fmt):
+    """Eight whole rounds per bot pairing (rounds rotating with the seed) under face_values + ace_14 + sweeps:
+    every move key, the final state and the scores (the default rules: tests/conformance)."""
+    for bots in pairings(fmt):
+        same_whole_games(fmt, range(8), bots, options=OPTION_SETS[-1])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("fmt", FORMATS)
-def test_same_whole_matches(fmt):
-    """P21: the same rounds (dealt from the round seeds), the same match totals and the same winner."""
-    seats = get_format(fmt).seats
-    for options in ({}, {"sweeps": True}):
-        for seed, bots in enumerate(PAIRINGS[seats] * 2):
-            want = ref.play_match(fmt, seed, bots, options=options)
-            got = engine.play_match(fmt, seed, bots, options=options)
-            assert len(got["rounds"]) == len(want["rounds"]), f"seed {seed}: a different number of rounds"
-            assert got["totals"] == want["totals"] and got["winner"] == want["winner"]
-            for r, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
-                assert [s["score"] for s in g] == [s["total"] for s in w["scores"]], f"seed {seed} round {r + 1}"
+def test_same_whole_matches_with_sweeps(fmt):
+    """P21 with the sweeps option (C1): the same rounds (dealt from the round seeds), the same match totals and
+    the same winner (the default rules: tests/conformance)."""
+    for seed, bots in enumerate(pairings(fmt) * 2):
+        same_whole_matches(fmt, [seed], bots, options={"sweeps": True})
 
 
 def test_round_seeds_are_splitmix_outputs():
@@ -89,62 +55,26 @@ def test_round_seeds_are_splitmix_outputs():
             assert int(round_seed(np.uint64(g), r)) == ref.round_seed(g, r)
 
 
-def _rows(fmt, n, bots=0, options=None, single=False):
-    f = with_options(get_format(fmt), options or {})
-    codes = np.full((n, f.seats), bots, dtype=np.int64)
-    if bots == 2:       # greedy v random, alternating seats
-        codes = (np.arange(f.seats)[None, :] + np.arange(n)[:, None]) % 2
-    return f, play_matches(f.rules_array(), np.arange(n, dtype=np.uint64), codes, check=True, single=single)
-
-
-def _seat(rows, s, field):
-    return rows[:, L.G_SEAT0 + s * L.SEAT_FIELDS + field]
-
-
-@pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("bots", [0, 1, 2], ids=["random", "greedy", "greedy-random"])
-def test_invariants_of_random_matches(fmt, bots):
-    """Every round of 1,000 matches: all 52 cards accounted for after every move (`bad`), never a position
-    without a legal move, no scratch overflow, 11 points per round less the tied majorities (C7: a tie scores
-    nobody), and every match ends with one winner who has at least 21 and more than anyone else (P21)."""
-    f, rows = _rows(fmt, 1_000, bots)
-    assert rows[:, L.G_BAD].sum() == 0 and rows[:, L.G_NO_MOVE].sum() == 0 and rows[:, L.G_OVERFLOW].sum() == 0
-    firsts = [s for s in range(f.seats) if f.team_of(s) == s or not f.teams][:f.n_teams]
-    points = sum(_seat(rows, s, L.SEAT_SCORE) for s in firsts)
-    tied = (sum(_seat(rows, s, L.SEAT_MOST_CARDS) for s in firsts) == 0) * 3 + \
-           (sum(_seat(rows, s, L.SEAT_MOST_SPADES) for s in firsts) == 0) * 1
-    assert (points + tied == 11).all()
-    cards = sum(_seat(rows, s, L.SEAT_CARDS) for s in range(f.seats))
-    assert (cards == 52).all()
-    last = rows[rows[:, L.G_MATCH_WINNER] >= 0]
-    assert len(last) == 1_000 and (np.bincount(rows[:, L.G_MATCH]) == np.bincount(last[:, L.G_MATCH]) +
-                                   np.bincount(rows[rows[:, L.G_MATCH_WINNER] < 0, L.G_MATCH],
-                                               minlength=1_000)).all()
-    totals = np.stack([_seat(last, s, L.SEAT_MATCH_TOTAL) for s in firsts], axis=1)
-    win = last[:, L.G_MATCH_WINNER]
-    assert (totals[np.arange(len(last)), win] >= 21).all()
-
-
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_invariants_with_every_option(fmt):
-    f, rows = _rows(fmt, 300, 0, OPTION_SETS[-1])
+    f, rows = batch_rows(fmt, 300, 0, OPTION_SETS[-1])
     assert rows[:, L.G_BAD].sum() == 0 and rows[:, L.G_NO_MOVE].sum() == 0 and rows[:, L.G_OVERFLOW].sum() == 0
-    sweeps = sum(_seat(rows, s, L.SEAT_SWEEPS) for s in range(f.seats))
+    sweeps = sum(seat_field(rows, s, L.SEAT_SWEEPS) for s in range(f.seats))
     assert sweeps.sum() > 0
 
 
 def test_single_rounds():
     """`--rounds 1`: each match is one round, won by the highest round score (a tie has no winner)."""
-    f, rows = _rows("cassino", 500, 2, single=True)
+    f, rows = batch_rows("cassino", 500, 2, single=True)
     assert len(rows) == 500 and (rows[:, L.G_ROUND] == 1).all()
-    s0, s1 = _seat(rows, 0, L.SEAT_SCORE), _seat(rows, 1, L.SEAT_SCORE)
+    s0, s1 = seat_field(rows, 0, L.SEAT_SCORE), seat_field(rows, 1, L.SEAT_SCORE)
     assert (rows[:, L.G_MATCH_WINNER] == np.where(s0 > s1, 0, np.where(s1 > s0, 1, -1))).all()
 
 
 def test_dealer_rotates_each_round():
     """P20: round r is dealt by seat (r + n - 2) mod n and led by the seat after it."""
     for fmt in FORMATS:
-        f, rows = _rows(fmt, 200)
+        f, rows = batch_rows(fmt, 200)
         r = rows[:, L.G_ROUND]
         assert (rows[:, L.G_DEALER] == (r + f.seats - 2) % f.seats).all()
         assert (rows[:, L.G_LEADER] == (rows[:, L.G_DEALER] + 1) % f.seats).all()

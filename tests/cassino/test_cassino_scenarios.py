@@ -1,7 +1,8 @@
-"""The Cassino scenario tests (one per clause of C1–C8 and each option, from seed 002's own examples; written
-against the reference in tests/test_reference_cassino.py) run against the compiled core, and the reference's
-brute-force oracle (every partition of small random positions into groups, written from RULES.md) checked
-against the core's moves too."""
+"""The Cassino scenario tests (one per clause of C1–C8 and each option, from source 002's own examples as
+docs/rules/cassino.md restates them; written against the reference in tests/cassino/test_reference_cassino.py)
+run against the compiled core, and the reference's brute-force oracle (every partition of small random positions
+into groups, written from docs/rules/cassino.md and docs/rules/project.md) checked against the core's moves
+too."""
 import pytest
 
 from khasino_sim import engine

@@ -1,5 +1,5 @@
-"""Classic Cassino in the pure-Python reference engine (khasino_sim/reference_cassino.py): formats ``cassino``,
-``cassino-3p`` and ``cassino-4p`` (RULINGS.md C1-C8; docs/RULES.md "Classic Cassino (C1-C8)", P16-P21;
+"""Classic Cassino in the pure-Python reference engine (khasino_sim/reference/cassino.py): formats ``cassino``,
+``cassino-3p`` and ``cassino-4p`` (docs/rules/cassino.md C1-C8; docs/rules/project.md P16-P21;
 docs/ENGINE.md "Classic Cassino").
 
 Move scenarios go through ONE helper, ``successors(state) -> {key: canonical JSON of result}``, which reads
@@ -181,7 +181,7 @@ def deck_order(seed):
 
 # ------------------------------------------------------------------------------------------------ C3 capture
 def test_c3_six_takes_one_or_more_sixes():
-    """Seed: "Playing a 6 allows capturing one or more 6s" (P3: any non-empty set of units)."""
+    """Source 002 (C3): "Playing a 6 allows capturing one or more 6s" (P3: any non-empty set of units)."""
     s = position(hands=[["6S", "9C"], ["KD", "QD"]], loose=["6H", "6D", "7C"])
     got = {(o[1], o[3]) for o in played_with(s, "6S")}
     assert got == {
@@ -193,7 +193,7 @@ def test_c3_six_takes_one_or_more_sixes():
 
 
 def test_c3_six_takes_two_threes_and_three_twos():
-    """Seed: "... or a combination like two 3s and three 2s": disjoint sum sets, separately or together;
+    """Source 002 (C3): "... or a combination like two 3s and three 2s": disjoint sum sets, separately or together;
     pile order: groups larger card mask first, higher rank underneath, suits S H D C, played card on top."""
     s = position(hands=[["6C", "10D"], ["KD", "QD"]], loose=["3S", "3H", "2S", "2H", "2D"])
     caps = {o[3] for o in played_with(s, "6C") if o[3]}
@@ -220,7 +220,7 @@ def test_c3_build_taken_whole_by_its_value_only():
 
 # ------------------------------------------------------------------------------------------------ C4 build
 def test_c4_multiple_build_of_eight():
-    """Seed: "an 8 build could consist of an 8, an Ace and a seven, two 4s, or a 5 and a 3"."""
+    """Source 002 (C4): "an 8 build could consist of an 8, an Ace and a seven, two 4s, or a 5 and a 3"."""
     s = position(hands=[["8S", "8H"], ["KD", "QD"]], loose=["AC", "7D", "4S", "4H", "5C", "3D"])
     builds = {o[2] for o in played_with(s, "8S") if o[2]}
     assert ((8, 0, (("8S",), ("7D", "AC"), ("5C", "3D"), ("4S", "4H"))),) in builds
@@ -258,7 +258,7 @@ def test_c4_add_passes_ownership():
 
 # ------------------------------------------------------------------------------------------------ C5 raise
 def test_c5_raise_single_build():
-    """Seed: "If a build of 5 (2 and 3) is on the table and you have a 3 and an 8, you can add the 3 and
+    """Source 002 (C5): "If a build of 5 (2 and 3) is on the table and you have a 3 and an 8, you can add the 3 and
     announce building 8" (P19: the single group becomes old group + played card; passes to the raiser)."""
     s = position(hands=[["3C", "8S"], ["5D", "KD"]], loose=["2C"], builds=[(5, 1, [["3H", "2D"]])])
     assert ((8, 0, (("3H", "3C", "2D"),)),) in {o[2] for o in played_with(s, "3C")}

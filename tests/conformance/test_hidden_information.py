@@ -1,4 +1,4 @@
-"""Every registered format, RULINGS.md "What bots see": a bot's choice must not change when hidden cards are
+"""Every registered format, docs/rules/project.md "What bots see": a bot's choice must not change when hidden cards are
 permuted. The hidden cards of the mover are the other seats' hands (in 4p the partner's too) and the undealt
 stock; shuffling them together (sizes kept, tests/helpers.py `permute_hidden`) must leave every bot's move
 unchanged, for the same bot-stream draw. In 4p Khasino this covers the lead decision (seat 0 sees only its own

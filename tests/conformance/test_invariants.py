@@ -85,6 +85,9 @@ def check_matches(f, rows, score):
     n = matches.max() + 1
     end = rows[:, L.G_MATCH_WINNER] >= 0
     totals = np.stack([seat_field(rows, t[0], L.SEAT_MATCH_TOTAL) for t in teams_of(f)], axis=1)
+    for team in teams_of(f):        # C8, N7: partners hold their team's match total
+        for s in team:
+            assert (seat_field(rows, s, L.SEAT_MATCH_TOTAL) == seat_field(rows, team[0], L.SEAT_MATCH_TOTAL)).all()
     if f.match_target:
         assert (rows[:, L.G_LEADER] == (rows[:, L.G_DEALER] + 1) % f.seats).all()
         assert (np.bincount(matches[end], minlength=n) == 1).all(), "a match without exactly one winner"

@@ -1,5 +1,6 @@
-"""The Kasino scenario tests (one per clause of N1–N7 and P22–P26, from seed 003's own examples) run against the
-compiled core: the hand-built positions of tests/test_reference_kasino.py, whose move scenarios read only
+"""The Kasino scenario tests (one per clause of N1–N7 and P22–P26, from source 003's own examples as
+docs/rules/kasino.md restates them) run against the compiled core: the hand-built positions of
+tests/kasino/test_reference_kasino.py, whose move scenarios read only
 `legal_moves(state)` and the moves' public attributes, with the core's engine API in place of the reference."""
 import pytest
 
@@ -75,7 +76,7 @@ def _match_winner(fmt, totals):
 
 
 def test_seed_example_bea_and_dan_on_the_core():
-    """Seed 003's worked example: Bea 18 card points and a tabbe Dan set up (+5) ends on 23, Dan 24 - 5 on 19,
+    """Source 003's worked example (N7): Bea 18 card points and a tabbe Dan set up (+5) ends on 23, Dan 24 - 5 on 19,
     Dan wins. The example leaves out the round's extra point (18 + 24 = 42, every card point); in a real
     finished round it goes to the last capturer, here Bea: 24 against 19, and Dan still wins."""
     assert _match_winner("kasino-2p", [18 + 5, 24 - 5]) == 1

@@ -1,6 +1,6 @@
-"""Norwegian misère Kasino in the pure-Python reference engine (khasino_sim/reference_kasino.py): formats
-``kasino-2p``, ``kasino-2p-alt``, ``kasino-3p``, ``kasino-4p``, ``kasino-5p``, ``kasino-6p`` (RULINGS.md N1-N7;
-docs/RULES.md "Norwegian misère Kasino (N1-N7)", P22-P26; docs/ENGINE.md "Norwegian misère Kasino").
+"""Norwegian misère Kasino in the pure-Python reference engine (khasino_sim/reference/kasino.py): formats
+``kasino-2p``, ``kasino-2p-alt``, ``kasino-3p``, ``kasino-4p``, ``kasino-5p``, ``kasino-6p``
+(docs/rules/kasino.md N1-N7; docs/rules/project.md P22-P26; docs/ENGINE.md "Norwegian misère Kasino").
 
 Every scenario is a hand-built JSON position (``position()`` names the cards that matter and fills in the rest
 validly).  Move scenarios read only ``legal_moves(state)`` and the moves' public attributes, so ``ENGINE`` may
@@ -272,7 +272,7 @@ def test_move_keys():
 # N2 / P23: compulsory maximal capture
 # ---------------------------------------------------------------------------------------------------------
 def test_n2_seed_example_seven_takes_seven_and_three_plus_four():
-    """Seed 003: with 3, 4 and 7 on the table a played 7 takes both the 7 and 3+4 (here a 9 stays, so no
+    """Source 003 (N2): with 3, 4 and 7 on the table a played 7 takes both the 7 and 3+4 (here a 9 stays, so no
     tabbe), and nothing smaller."""
     s = position(hands=[["7D", "5C"], ["2C", "QH"]], table=["3H", "4S", "7C", "9D"])
     assert summary(moves_of(s)) == {("7D", "capture", ("3H", "4S", "7C")), ("5C", "trail", ())}
@@ -557,7 +557,7 @@ def test_play_round_bot_stream_one_draw_per_play():
 
 
 def test_seed_example_bea_and_dan():
-    """Seed 003: Bea 18 card points and a tabbe Dan set up (+5) ends on 23; Dan 24 - 5 on 19; Dan wins.
+    """Source 003 (N7): Bea 18 card points and a tabbe Dan set up (+5) ends on 23; Dan 24 - 5 on 19; Dan wins.
     (a) the example's arithmetic through add_round / match_winner; (b) a real finished 2p round: Bea (seat
     0) holds 18 card points, Dan (seat 1) 24, Bea's tabbe set up by Dan; the round's extra point, which the
     example leaves out (18 + 24 = 42 = all card points), goes to Bea as last capturer: Bea 24, Dan 19."""

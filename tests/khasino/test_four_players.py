@@ -1,8 +1,9 @@
-"""Scenario tests of four-player Khasino in teams (RULINGS.md K15 with K1-K13; docs/RULES.md P11-P15) in the
+"""Scenario tests of four-player Khasino in teams (docs/rules/khasino.md K15 with K1-K13;
+docs/rules/project.md P11-P15) in the
 compiled core: the deal and the lead decision, the turn order, teammates' piles and builds (K8, K7), loading a
 partner's build (P12), promises and rebuilds (P13, P14), Stay (P15), team scoring (K13) and the JSON state.
-Expectations come from seed 000 ("FOUR PLAYERS · TEAMS"), RULINGS.md and docs/RULES.md, never from the
-implementation."""
+Expectations come from source 000's four-player section as docs/rules/khasino.md (K15) and docs/rules/project.md
+restate it, never from the implementation."""
 import json
 
 import numpy as np

@@ -71,7 +71,7 @@ def test_initial_state_deal():
 
 
 def test_seed_build_nine_needs_a_kept_nine():
-    # seed 000: "hand 5 + loose 4 makes Build 9 only if you keep a 9"
+    # source 000 (docs/rules/khasino.md K5): "hand 5 + loose 4 makes Build 9 only if you keep a 9"
     st = make_state("khasino", ["5H", "9C"], ["2C", "3C"], loose=["4C"])
     b = moves_of(st, "5H", "build")
     assert [builds_after(m) for m in b] == [[(9, 0, [["5H", "4C"]])]]
@@ -80,14 +80,14 @@ def test_seed_build_nine_needs_a_kept_nine():
 
 
 def test_seed_pair_both_readings():
-    # seed 000: hand 5 + loose 5 -> Build 5 (compound, another 5 kept) or Build 10 (simple, a 10 kept)
+    # source 000 (K5): hand 5 + loose 5 -> Build 5 (compound, another 5 kept) or Build 10 (simple, a 10 kept)
     st = make_state("khasino", ["5H", "5D", "10C"], ["2C", "3C", "4C"], loose=["5S"])
     got = sorted(builds_after(m)[0][:2] + (len(builds_after(m)[0][2]),) for m in moves_of(st, "5H", "build"))
     assert got == [(5, 0, 2), (10, 0, 1)]
 
 
 def test_khasino_change_example():
-    # seed 000: opponent's 4 + 5 = Build 9, your Ace makes Build 10 if you retain a 10
+    # source 000 (docs/rules/khasino.md K7): opponent's 4 + 5 = Build 9, your Ace makes Build 10 if you retain a 10
     b9 = {"value": 9, "owner": 1, "groups": [["5S", "4H"]]}
     st = make_state("khasino", ["AH", "10C"], ["9C", "2C"], builds=[b9])
     ch = moves_of(st, "AH", "change")
@@ -103,7 +103,7 @@ def test_khasino_change_example():
 
 
 def test_durban_change_example():
-    # seed 001: add a 2 to an opponent's Build 6 while keeping an 8 -> your Build 8
+    # source 001 (docs/rules/khasino.md K7): add a 2 to an opponent's Build 6 while keeping an 8 -> your Build 8
     b6 = {"value": 6, "owner": 1, "groups": [["4S", "2H"]]}
     st = make_state("durban", ["2C", "8C"], ["6C", "3C"], loose=["AD"], builds=[b6])
     got = sorted((builds_after(m)[0][0], tuple(m.after["table"]["loose"])) for m in moves_of(st, "2C", "change"))

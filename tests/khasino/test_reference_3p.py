@@ -1,5 +1,5 @@
-"""Three-player Khasino in the pure-Python reference engine (khasino_sim/reference.py): formats
-``khasino-3p`` and ``khasino-3p-stock`` (RULINGS.md K16; docs/RULES.md "Three players (K16)", P8-P10;
+"""Three-player Khasino in the pure-Python reference engine (khasino_sim/reference/khasino.py): formats
+``khasino-3p`` and ``khasino-3p-stock`` (docs/rules/khasino.md K16; docs/rules/project.md P8-P10;
 docs/ENGINE.md "Three players"), and checks that the 1v1 formats are unchanged by the generalisation."""
 import hashlib
 import itertools
@@ -361,7 +361,7 @@ def test_p9_points_only_and_most_points_wins():
 
 
 def test_p9_tie_on_points_then_cards():
-    # seed 000: "If the highest seven-point scores are tied - for example, 3-3-1 - ... most captured cards"
+    # source 000 (K16): "If the highest seven-point scores are tied - for example, 3-3-1 - ... most captured cards"
     piles = deal_piles([["AH", "AD", "AC"], ["10D", "AS"], ["2S"]], [12, 13, 0], [3, 3, 0])
     sc = R.score(final_with_piles(piles))
     assert [s["total"] for s in sc] == [3, 3, 1]

@@ -1,5 +1,5 @@
-"""Four-player team Khasino in the pure-Python reference engine (khasino_sim/reference.py): format
-``khasino-4p`` (RULINGS.md K15; docs/RULES.md "Four players (K15)", P11-P15; docs/ENGINE.md "Four players",
+"""Four-player team Khasino in the pure-Python reference engine (khasino_sim/reference/khasino.py): format
+``khasino-4p`` (docs/rules/khasino.md K15; docs/rules/project.md P11-P15; docs/ENGINE.md "Four players",
 "Decisions that are not card plays").  Seats A=0, B=1 (team AB = 0), C=2, D=3 (team CD = 1)."""
 import json
 import os

@@ -1,7 +1,9 @@
-"""Scenario tests of the 1v1 rulings (RULINGS.md K1-K14, RULES.md P1-P7 and its format flag table).
+"""Scenario tests of the 1v1 rulings (docs/rules/khasino.md K1-K14, docs/rules/project.md P1-P7
+and the formats' table of docs/rules/khasino.md).
 
-Every position is built by hand with `tests.helpers.position`; expectations come from the rulebooks
-(seeds 000 khasino and 001 durban), RULINGS.md and docs/RULES.md, never from the implementation.
+Every position is built by hand with `tests.helpers.position`; expectations come from the rules pages
+(docs/rules/khasino.md, restating sources 000 khasino and 001 durban, and docs/rules/project.md), never from
+the implementation.
 Each test's name cites the ruling(s) it checks.
 """
 import json
@@ -213,7 +215,7 @@ def test_K2_K6_group_of_an_existing_build_value_is_a_load_not_a_new_build(fmt):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_K4_P3_seed001_eight_captures_loose_8_and_separate_5_plus_3(fmt):
-    # seed 001: "Play an 8 to capture a loose 8 and a separate 5 + 3 unit in the same turn."
+    # source 001 (K4): "Play an 8 to capture a loose 8 and a separate 5 + 3 unit in the same turn."
     st = position(fmt, hands=(["8H", "2S"], ["9D", "10D"]), loose=["8D", "5C", "3C"])
     assert outcomes(st, "8H", "capture") == {
         O("8H", "capture", [], ["5C", "3C"], ["8D", "8H"]),                 # P3: partial captures

@@ -1,7 +1,8 @@
-"""Scenario tests of three-player Khasino (RULINGS.md K16 with K1-K13; docs/RULES.md P8-P10) in the compiled
+"""Scenario tests of three-player Khasino (docs/rules/khasino.md K16 with K1-K13;
+docs/rules/project.md P8-P10) in the compiled
 core: turn order, the deal, the stock refill, opponents' piles with two opponents (K8), the seven-point
-scoring and its tie-breaks, and the series leader. Expectations come from seed 000 ("THREE PLAYERS · NO
-TEAMMATES"), RULINGS.md and docs/RULES.md, never from the implementation."""
+scoring and its tie-breaks, and the series leader. Expectations come from source 000's three-player
+section as docs/rules/khasino.md (K16) and docs/rules/project.md restate it, never from the implementation."""
 import numpy as np
 import pytest
 
