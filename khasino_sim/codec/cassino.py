@@ -1,34 +1,42 @@
 """Classic Cassino's JSON state (C1-C8, P16-P21): the one-deck state with the round and match fields
 (`dealer`, `round`, `scores`, `sweeps`), face cards that only pair unless face_values (P16), the seat after
 the dealer leading every deal (P20), `teams` only in cassino-4p and no promises or decisions."""
-import sys
-
 from khasino_sim.kernels import layout as L
-from . import single_deck
 from .common import SCORE_LIMIT, StateError, bounded, brief, seat
-
-_THIS = sys.modules[__name__]
-
-
-def to_json(st, fmt, decision=None):
-    """The JSON state of a kernel state vector (Cassino has no pending decisions)."""
-    return single_deck.to_json(st, fmt, _THIS, decision)
+from .single_deck import OneDeckCodec
 
 
-def parse(d, fmt):
-    """(state vector, None) of a Cassino JSON state whose format and options are read."""
-    return single_deck.parse(d, fmt, _THIS)
+class CassinoCodec(OneDeckCodec):
+    """Cassino's one-deck state."""
 
+    def head_json(self, st, fmt):
+        seats = fmt.seats
+        return {"dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]),
+                "scores": [int(st[L.S_SCORES + s]) for s in range(seats)],
+                "sweeps": [int(st[L.S_SWEEPS + s]) for s in range(seats)]}
 
-def head_json(st, fmt):
-    seats = fmt.seats
-    return {"dealer": int(st[L.S_DEALER]), "round": int(st[L.S_ROUND]),
-            "scores": [int(st[L.S_SCORES + s]) for s in range(seats)],
-            "sweeps": [int(st[L.S_SWEEPS + s]) for s in range(seats)]}
+    def round_fields(self, d, fmt, st):
+        round_fields(d, fmt, st)
 
+    def check_build(self, fmt, v, where):
+        if not fmt.face_values and 11 <= v <= 13:
+            raise StateError(f"a build of {v} needs face_values: nobody can hold a card of value {v} (P16, P17)")
 
-def tail_json(st, fmt, decision):
-    return {}
+    def check_group(self, fmt, cards, where, i):
+        if not fmt.face_values and any(c >= 40 for c in cards):
+            raise StateError(f"{where} group {i} holds a face card, which has no number (P16)")
+
+    def holds_value(self, fmt, c, v):
+        """A face card is a card of no value without face_values (P16)."""
+        if (c >> 2) + 1 > 10 and not fmt.face_values:
+            return False
+        return super().holds_value(fmt, c, v)
+
+    def pending(self, d, fmt, st, hand_masks):
+        no_pending(d, fmt)
+
+    def hand_sizes(self, fmt, sizes, p, dealer, deal):
+        hand_sizes(fmt, sizes, p, dealer)
 
 
 def round_fields(d, fmt, st):
@@ -49,24 +57,7 @@ def round_fields(d, fmt, st):
         st[base: base + seats] = vals
 
 
-def check_build(fmt, v, where):
-    if not fmt.face_values and 11 <= v <= 13:
-        raise StateError(f"a build of {v} needs face_values: nobody can hold a card of value {v} (P16, P17)")
-
-
-def check_group(fmt, cards, where, i):
-    if not fmt.face_values and any(c >= 40 for c in cards):
-        raise StateError(f"{where} group {i} holds a face card, which has no number (P16)")
-
-
-def holds_value(fmt, c, v):
-    """Card c is a card of value v in the hand; a face card only with face_values (P16)."""
-    if (c >> 2) + 1 > 10 and not fmt.face_values:
-        return False
-    return single_deck.holds_value(fmt, c, v)
-
-
-def pending(d, fmt, st, hand_masks):
+def no_pending(d, fmt):
     """Cassino: `teams` only in cassino-4p (C8), and no promises or decisions."""
     teams = d.get("teams")
     want = [list(t) for t in fmt.teams] if fmt.teams else None
@@ -79,10 +70,9 @@ def pending(d, fmt, st, hand_masks):
             raise StateError(f"{fmt.name} has no promises (K15 is Khasino's)")
     if d.get("decision") is not None:
         raise StateError(f"{fmt.name} has no decisions other than card plays: decision must be null")
-    return None
 
 
-def hand_sizes(fmt, sizes, p, dealer, deal):
+def hand_sizes(fmt, sizes, p, dealer):
     """P20: the seat after the dealer leads every deal; play goes seat + 1."""
     h = sizes[p]
     lead = fmt.next_seat(dealer)
@@ -91,3 +81,7 @@ def hand_sizes(fmt, sizes, p, dealer, deal):
     if sizes != expect:
         raise StateError(f"hand sizes {sizes} do not fit seat {p} to move with seat {lead} leading (the "
                          f"seats from the leader to the mover's right hold one card fewer, P20)")
+
+
+CODEC = CassinoCodec()
+parse, to_json = CODEC.parse, CODEC.to_json

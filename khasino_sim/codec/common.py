@@ -120,6 +120,22 @@ def field(d, key, kind, where="state"):
     return value
 
 
+def read_deal(d, fmt):
+    """The state's `deal`, 1..the format's deals."""
+    deal = field(d, "deal", int)
+    if not 1 <= deal <= fmt.deals:
+        raise StateError(f"deal must be 1..{fmt.deals}, not {deal}")
+    return deal
+
+
+def seat_lists(d, key, seats):
+    """The state's `key` (hands, piles): one list per seat."""
+    lists = field(d, key, list)
+    if len(lists) != seats:
+        raise StateError(f"{key} must hold {seats} lists (one per seat), not {len(lists)}")
+    return lists
+
+
 def seat(value, seats, what, allow_none=False):
     """A seat 0..seats-1 (or -1 for null where `allow_none`); StateError naming `what` otherwise."""
     if value is None and allow_none:

@@ -6,7 +6,8 @@ import numpy as np
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, parse_card, mask_cards
 from khasino_sim.kernels.multiset import FACE_CARDS, card_of_id
-from .common import MAX_MATCH_ROUNDS, SCORE_LIMIT, StateError, brief, field, options_json, seat
+from .common import (MAX_MATCH_ROUNDS, SCORE_LIMIT, StateError, brief, field, options_json, read_deal, seat,
+                     seat_lists)
 
 
 def multiset_names(lo, hi):
@@ -114,12 +115,8 @@ def parse(d, fmt):
     for s, (plus, minus) in enumerate(tabbe):
         if plus < 0 or minus > 0:
             raise StateError(f"tabbe of seat {s} must be [plus >= 0, minus <= 0], not {[plus, minus]}")
-    deal = field(d, "deal", int)
-    if not 1 <= deal <= fmt.deals:
-        raise StateError(f"deal must be 1..{fmt.deals}, not {deal}")
-    hands = field(d, "hands", list)
-    if len(hands) != seats:
-        raise StateError(f"hands must hold {seats} lists (one per seat), not {len(hands)}")
+    deal = read_deal(d, fmt)
+    hands = seat_lists(d, "hands", seats)
     sizes = []
     for s, h in enumerate(hands):
         lo, hi, cards = counts.take(h, f"hand {s}")
@@ -134,9 +131,7 @@ def parse(d, fmt):
     if (lo | hi) & ~FACE_CARDS:
         raise StateError("set_aside holds only face cards (J, Q, K; N5)")
     st[L.S_ASIDE], st[L.S_ASIDE + 1] = lo, hi
-    piles = field(d, "piles", list)
-    if len(piles) != seats:
-        raise StateError(f"piles must hold {seats} lists (one per seat), not {len(piles)}")
+    piles = seat_lists(d, "piles", seats)
     for s, pile in enumerate(piles):
         lo, hi, cards = counts.take(pile, f"pile {s}")
         b = L.S_PILE + s * L.MAX_PILE

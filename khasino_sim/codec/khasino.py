@@ -1,47 +1,23 @@
 """Khasino's JSON state (K1-K16; 3p and 4p, P8-P15): the one-deck state with, in 3p and 4p, `promises` (P13)
 and the pending `decision` (P11 lead, P15 Stay)."""
-import sys
-
 from khasino_sim.kernels import layout as L
-from . import single_deck
 from .common import StateError, brief, values
-
-_THIS = sys.modules[__name__]
-
-
-def to_json(st, fmt, decision=None):
-    """The JSON state of a kernel state vector; `decision` is the pending decision's JSON (4p), or None."""
-    return single_deck.to_json(st, fmt, _THIS, decision)
+from .single_deck import OneDeckCodec
 
 
-def parse(d, fmt):
-    """(state vector, pending decision or None) of a Khasino JSON state whose format and options are read."""
-    return single_deck.parse(d, fmt, _THIS)
+class KhasinoCodec(OneDeckCodec):
+    """Khasino's one-deck state."""
 
+    def tail_json(self, st, fmt, decision):
+        seats = fmt.seats
+        return {"promises": [values(int(st[L.S_PROMISES + s])) for s in range(seats)],
+                "decision": decision} if seats > 2 else {}
 
-def head_json(st, fmt):
-    return {}
+    def pending(self, d, fmt, st, hand_masks):
+        return pending(d, fmt, st, hand_masks)
 
-
-def tail_json(st, fmt, decision):
-    seats = fmt.seats
-    return {"promises": [values(int(st[L.S_PROMISES + s])) for s in range(seats)],
-            "decision": decision} if seats > 2 else {}
-
-
-def round_fields(d, fmt, st):
-    """Khasino has no round fields: a game is a single game."""
-
-
-def check_build(fmt, v, where):
-    """Every value 1..max_build_value can be built."""
-
-
-def check_group(fmt, cards, where, i):
-    """Every card has its number (K1)."""
-
-
-holds_value = single_deck.holds_value
+    def hand_sizes(self, fmt, sizes, p, dealer, deal):
+        hand_sizes(fmt, sizes, p, deal)
 
 
 def pending(d, fmt, st, hand_masks):
@@ -52,7 +28,7 @@ def pending(d, fmt, st, hand_masks):
     return None
 
 
-def hand_sizes(fmt, sizes, p, dealer, deal):
+def hand_sizes(fmt, sizes, p, deal):
     """1v1: seat 0 leads the first deal (K14) and `next_deal_leader` names the second's leader, so the seats
     from the leader up to the mover have played one card more this deal. Series formats (any seat may lead,
     P10): going round in turn order from the mover, the seats yet to play this round hold as many cards as the
@@ -134,3 +110,7 @@ def _team_fields(d, fmt, st, hand_masks):
     if not isinstance(decision.get("move"), dict):
         raise StateError("a Stay decision needs the mover's move (decision.move)")
     return decision
+
+
+CODEC = KhasinoCodec()
+parse, to_json = CODEC.parse, CODEC.to_json

@@ -1,23 +1,57 @@
-"""The one-deck JSON state Khasino and Cassino share (hands, table with builds, piles, stock), read and
-written with a family's own fields and rules: `family` is its codec module (``codec.khasino`` or
-``codec.cassino``), which supplies
-
-* ``head_json(st, fmt)`` / ``tail_json(st, fmt, decision)``: its fields before `deal` and after `teams`;
-* ``round_fields(d, fmt, st)``: read its fields before the cards;
-* ``check_build(fmt, v, where)``, ``check_group(fmt, cards, where, i)``, ``holds_value(fmt, c, v)``: its build
-  rules;
-* ``pending(d, fmt, st, hand_masks)``: its `teams`, `promises` and `decision` fields (the decision or None);
-* ``hand_sizes(fmt, sizes, p, dealer, deal)``: who leads, as its hand sizes show it.
-"""
+"""The one-deck JSON state Khasino and Cassino share (hands, table with builds, piles, stock): `OneDeckCodec`,
+whose subclasses (codec/khasino.py, codec/cassino.py) add a family's own fields and rules by its hooks."""
 import numpy as np
 
 from khasino_sim.kernels import layout as L
 from khasino_sim.kernels.bits import card_name, mask_cards
-from .common import Cards, StateError, field, k10_order, names, options_json, seat
+from .common import Cards, StateError, field, k10_order, names, options_json, read_deal, seat, seat_lists
 
 
-def to_json(st, fmt, family, decision=None):
-    """The JSON state of a kernel state vector in `family`'s fields."""
+class OneDeckCodec:
+    """Reads and writes a one-deck state; a family's subclass overrides the hooks (below `parse`)."""
+
+    def to_json(self, st, fmt, decision=None):
+        """The JSON state of a kernel state vector; `decision` is the pending decision's JSON (4p), or None."""
+        return _to_json(st, fmt, self, decision)
+
+    def parse(self, d, fmt):
+        """Validate a JSON state (a dict, its format and options read) and return (state vector, decision):
+        the decision is None, or the JSON object of a pending decision (4p: its structure checked; a Stay's
+        move is checked against the legal moves by the engine)."""
+        return _parse(d, fmt, self)
+
+    def head_json(self, st, fmt):
+        """The family's fields between `options` and `deal`."""
+        return {}
+
+    def tail_json(self, st, fmt, decision):
+        """The family's fields between `teams` and `over`."""
+        return {}
+
+    def round_fields(self, d, fmt, st):
+        """Read the family's fields before the cards."""
+
+    def check_build(self, fmt, v, where):
+        """Refuse a build value the family's cards cannot reach."""
+
+    def check_group(self, fmt, cards, where, i):
+        """Refuse a build group of cards the family does not sum."""
+
+    def holds_value(self, fmt, c, v):
+        """Card c is a card of value v in the hand: its rank (A 1), an ace also 14 under ace_14 (P17)."""
+        rank = (c >> 2) + 1
+        return rank == v or (v == 14 and rank == 1 and fmt.ace_14)
+
+    def pending(self, d, fmt, st, hand_masks):
+        """Read `teams`, `promises` and `decision`; the pending decision or None."""
+        raise NotImplementedError
+
+    def hand_sizes(self, fmt, sizes, p, dealer, deal):
+        """Refuse hand sizes that do not fit seat p to move, as the family's leaders make them."""
+        raise NotImplementedError
+
+
+def _to_json(st, fmt, family, decision=None):
     seats = fmt.seats
     teams = bool(fmt.teams)
     builds = []
@@ -48,10 +82,7 @@ def to_json(st, fmt, family, decision=None):
     }
 
 
-def parse(d, fmt, family):
-    """Validate a one-deck JSON state (a dict, its format and options read) and return (state vector,
-    decision): the decision is None, or the JSON object of a pending decision (4p: its structure checked; a
-    Stay's move is checked against the legal moves by the engine)."""
+def _parse(d, fmt, family):
     seats = fmt.seats
     st = np.zeros(L.STATE_SIZE, dtype=np.int64)
     st[L.S_BOWNER: L.S_BOWNER + L.MAX_VALUE + 1] = -1
@@ -60,12 +91,8 @@ def parse(d, fmt, family):
     cards = Cards(fmt.deck)
     family.round_fields(d, fmt, st)
 
-    deal = field(d, "deal", int)
-    if not 1 <= deal <= fmt.deals:
-        raise StateError(f"deal must be 1..{fmt.deals}, not {deal}")
-    hands = field(d, "hands", list)
-    if len(hands) != seats:
-        raise StateError(f"hands must hold {seats} lists (one per seat), not {len(hands)}")
+    deal = read_deal(d, fmt)
+    hands = seat_lists(d, "hands", seats)
     hand_masks = []
     for s, h in enumerate(hands):
         m = 0
@@ -121,9 +148,7 @@ def parse(d, fmt, family):
                              f"different card for each build)")
         if fmt.max_builds_owned and owned[s] > fmt.max_builds_owned:
             raise StateError(f"seat {s} owns {owned[s]} builds; {fmt.name} allows {fmt.max_builds_owned} (K5)")
-    piles = field(d, "piles", list)
-    if len(piles) != seats:
-        raise StateError(f"piles must hold {seats} lists (one per seat), not {len(piles)}")
+    piles = seat_lists(d, "piles", seats)
     for s, pile in enumerate(piles):
         pc = cards.take(pile, f"pile {s}")
         st[L.S_PLEN + s] = len(pc)
@@ -183,12 +208,6 @@ def parse(d, fmt, family):
     mover = mover if st[L.S_TO_MOVE] >= 0 else fmt.next_seat(int(st[L.S_DEALER]))
     st[L.S_LAST_MOVER] = next(s for s in range(seats) if fmt.next_seat(s) == mover)
     return st, decision
-
-
-def holds_value(fmt, c, v):
-    """Card c is a card of value v in the hand: its rank (A 1), an ace also 14 under ace_14 (P17)."""
-    rank = (c >> 2) + 1
-    return rank == v or (v == 14 and rank == 1 and fmt.ace_14)
 
 
 def check_hand_sizes(fmt, family, sizes, p, stock_left, dealer=None, deal=1):
