@@ -127,11 +127,6 @@ def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, score
     return family_of(fmt).new_game(fmt, seed, deck, leader, round, scores, rounds)
 
 
-def _leader(fmt, leader):
-    """Check a game's first seat: seat 0 in 1v1 (K14), any seat where a series chooses it (P10)."""
-    check_leader(fmt, leader)
-
-
 def _group_text(mask):
     return "+".join(card_name(c) for c in k10_order(mask))
 
@@ -281,12 +276,26 @@ def _decision_moves(fmt, st, rules, decision):
             text = f"Stay: seat {p}'s {card_name(int(rec[L.M_CARD]))} loads build {decision['value']}, now yours"
         else:
             text = f"Decline: seat {p} captures build {decision['value']}"
-        _, nxt = card_play(st, rules, p, rec, q if option else -1)
+        _, nxt = _card_play(st, rules, p, rec, q if option else -1)
         yield Move(None, "stay" if option else "decline", text, decision_key(L.DECIDE_STAY, option),
                    to_json(nxt, fmt))
 
 
-def card_play(st, rules, p, rec, stayer=-1):
+def _play_card(fmt, st, rules, p, rec):
+    """Seat p's card play `rec` as a move's (result, after): where the partner may Stay (4p, P15) he decides
+    first, so the result is the position unchanged with his decision pending (and no `after`); otherwise the
+    play stands (`_card_play`)."""
+    q = int(stay_partner(st, rules, p, rec[L.M_KIND], rec[L.M_TARGET]))
+    if q >= 0:
+        nxt = st.copy()
+        nxt[L.S_TO_MOVE] = q
+        return to_json(nxt, fmt, {"kind": "stay", "seat": p, "value": int(rec[L.M_TARGET]),
+                                  "move": move_json(rec)}), None
+    right_after, nxt = _card_play(st, rules, p, rec)
+    return to_json(nxt, fmt), (fmt, right_after)
+
+
+def _card_play(st, rules, p, rec, stayer=-1):
     """Seat p's card play `rec` in position st, and its partner's answer (4p, P15): with `stayer` a seat, that
     partner Stays (the card loads the build, now the partner's); else the play stands (a Stay declined, or no
     Stay offered). Returns (the position right after the play, the position after the turn: dealt on, or
@@ -328,20 +337,11 @@ def iter_moves(state):
         if key in seen:
             continue
         seen.add(key)
-        q = int(stay_partner(st, rules, p, rec[L.M_KIND], rec[L.M_TARGET]))
-        if q >= 0:      # P15: the partner decides first; the position is unchanged until he does
-            nxt = st.copy()
-            nxt[L.S_TO_MOVE] = q
-            result = to_json(nxt, fmt, {"kind": "stay", "seat": p, "value": int(rec[L.M_TARGET]),
-                                        "move": move_json(rec)})
-        else:
-            right_after, nxt = card_play(st, rules, p, rec)
-            after = (fmt, right_after)
-            result = to_json(nxt, fmt)
+        result, after = _play_card(fmt, st, rules, p, rec)
         features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
         yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
                    describe(rec, st, p, fmt.seats, family.raise_words), key, result, features=features,
-                   _after=after if q < 0 else None)
+                   _after=after)
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -477,7 +477,7 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0, o
     """Play one whole game in the core, led by seat `leader`, under the rule `options` (a dict; None: the
     format's own). Returns {"keys", "seats", "winner", "turns", "no_move", "final"}."""
     fmt = _format(fmt_name, options)
-    _leader(fmt, leader)
+    check_leader(fmt, leader)
     rules = fmt.rules_array()
     bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(bot_ids) != fmt.seats:

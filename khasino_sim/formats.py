@@ -50,7 +50,7 @@ class Format:
     series: bool = False                    # P10: matches can be played in series (the loser leads next)
     teams: tuple = ()                       # K15: the teams, seats of each; () = every seat its own team
     lead_choice: bool = False               # P11: after the deal seat 0 chooses its team's leader (0 or 1)
-    family: str = "khasino"                 # whose move rules: "khasino" (K3-K11) or "cassino" (C3-C6)
+    family: str = "khasino"                 # its family (khasino_sim/families/): khasino, cassino or kasino
     partner_rules: bool = True              # K15: partner loads, rebuilds and Stay (teams only pool scores if off)
     face_values: bool = False               # C1/P16: J 11, Q 12, K 13 as numbers (else face cards only pair)
     ace_14: bool = False                    # C1/P17: an ace played from the hand may capture as 14
