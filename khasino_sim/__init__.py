@@ -3,11 +3,7 @@
 Python API: `khasino_sim.engine` (positions, moves, single games), `khasino_sim.formats` (the format
 registry). The compiled core is `khasino_sim.kernels` (source folder `kernels/`).
 """
-__version__ = "0.1.0"
-
-# Bumped whenever the engine's behaviour changes (rules, dealing, bots, statistics): any change that can
-# alter a game played from the same seed. Stamped into every results file.
-ENGINE_VERSION = 2        # 2: the heuristic's build safety (its games changed); leader_2, ahead_1
+from .version import ENGINE_VERSION, __version__  # noqa: F401
 
 
 def simulate(*args, **kwargs):

@@ -24,9 +24,8 @@ import numpy as np
 import pyarrow.parquet as pq
 
 from . import storage
+from .families import family_of
 from .formats import get_format, options_of, with_options
-from khasino_sim.kernels.core import layout as L
-from khasino_sim.kernels.core.bits import parse_card
 from .stats import Z95, wilson
 
 MANIFEST = "balance.json"
@@ -191,16 +190,7 @@ def load(out, table="games"):
 
 def categories(fmt):
     """Points by category: {name: (seats column, points per unit of it)} for the format's family."""
-    if fmt.family == "kasino":
-        return {"card points": ("card_points", 1), "last capture": ("last_points", 1),
-                "tabbe plus": ("tabbe_plus", 1), "tabbe minus": ("tabbe_minus", 1)}
-    rules = fmt.rules_array()
-    pts = {c: int(rules[L.R_CARD_POINTS + parse_card(c)]) for c in ("AS", "2S", "10D")}
-    out = {"most cards": ("most_cards", 1), "most spades": ("most_spades", 1), "aces": ("aces", pts["AS"]),
-           "2S": ("two_spades", pts["2S"]), "10D": ("ten_diamonds", pts["10D"])}
-    if fmt.family == "cassino":
-        out["sweeps"] = ("sweeps", 1)
-    return out
+    return family_of(fmt).categories(fmt)
 
 
 EVENTS = ("captures", "builds", "builds_captured", "tabbes", "sweeps", "stays")
@@ -288,7 +278,7 @@ def summarize(out):
         if m is None or not m.get("complete"):
             raise BalanceError(f"variant {lab} in {f} is not complete (finish it with --resume)")
     fmt = with_options(get_format(spec["format"]), spec.get("options") or {})
-    misere = fmt.family == "kasino"
+    misere = family_of(fmt).misere
     cats = categories(fmt)
     unit_seats = _units(fmt)
     u = len(unit_seats)

@@ -204,18 +204,12 @@ def core_rate(fmt, bots, games, repeats, warmup_games=WARMUP_GAMES):
 
 def ref_rate(fmt, bots, games):
     """Seconds for the reference engine to play seeds 0..games-1 (one pass; it has nothing to compile)."""
-    from . import reference as ref, reference_cassino as ref_cassino, reference_kasino as ref_kasino
+    from .families import family_of
     from .formats import get_format
+    play = family_of(get_format(fmt)).reference_round  # Cassino, Kasino: round 1 of the match of each seed
     t = _clock()
-    if get_format(fmt).family == "kasino":     # single rounds: round 1 of the match of each seed (N7)
-        for seed in range(games):
-            ref_kasino.play_round(fmt, ref_kasino.round_seed(seed, 1), bots)
-    elif get_format(fmt).match_target:    # Cassino: the same single rounds as the core's (round 1 of each seed)
-        for seed in range(games):
-            ref_cassino.play_round(fmt, ref_cassino.round_seed(seed, 1), bots)
-    else:
-        for seed in range(games):
-            ref.play_game(fmt, seed, bots)
+    for seed in range(games):
+        play(fmt, seed, bots)
     return _clock() - t
 
 

@@ -1,5 +1,5 @@
 """Duplicate deals: one deal played once per seat assignment, so every bot holds the same cards and the luck of
-the deal cancels. A deal is the game seed of its index under the root seed (`kernels.seeding`, the same seeds
+the deal cancels. A deal is the game seed of its index under the root seed (`kernels.core.seeding`, the same seeds
 `simulate` uses), whatever the assignment; a match format (Cassino, Kasino) plays whole matches.
 
 `units` are what a bot plays: seats, or teams in a team format (every seat of a team played by its bot)."""

@@ -10,15 +10,15 @@ import numpy as np
 
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.bits import card_name, parse_card, mask_cards
-from khasino_sim.kernels.khasino.game import play_batch, play_game as _play_game
+from khasino_sim.kernels.khasino.game import play_game as _play_game
 from khasino_sim.kernels.movegen import list_window, prepare_only
 from khasino_sim.kernels.core.workspace import new_workspace
-from khasino_sim.kernels.khasino.state import (apply_move, apply_stay, advance, init_state, stay_partner, trail_fallback, position_hash)
-from khasino_sim.kernels.core.deal import shuffle_deck
+from khasino_sim.kernels.khasino.state import (apply_move, apply_stay, advance, stay_partner, trail_fallback, position_hash)
 from khasino_sim.kernels.core.rng import zterm
-from . import kasino_engine
+from .codec.common import StateError, check_leader, k10_order, seat as _seat  # noqa: F401 (re-exported)
+from .codec.dispatch import from_json, parse, to_json  # noqa: F401 (re-exported)
+from .families import family_of
 from .formats import get_format
-from .state_json import StateError, from_json, parse, to_json, k10_order, _seat  # noqa: F401 (re-exported)
 from .userbots import watching
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
@@ -125,53 +125,7 @@ def new_game(fmt_name, seed=0, deck=None, leader=0, options=None, round=1, score
     and the match totals `scores` before it; the seat after the round's dealer leads (`leader` unused).
     Kasino (P22): likewise, with the match length `rounds` (default: the format's); `deck` holds 104 cards."""
     fmt = _format(fmt_name, options)
-    if fmt.family == "kasino":
-        return kasino_engine.new_round(fmt, seed, deck, round, scores, rounds)
-    if fmt.family == "cassino":
-        return _new_round(fmt, seed, deck, round, scores)
-    _leader(fmt, leader)
-    order = np.zeros(104, dtype=np.int64)
-    if deck is None:
-        shuffle_deck(order, fmt.deck, np.uint64(seed), np.zeros(1, dtype=np.uint64))
-    else:
-        ids = [parse_card(c) for c in deck]
-        if sorted(ids) != list(range(fmt.deck)):
-            raise StateError(f"a deck for {fmt.name} must hold each of its {fmt.deck} cards once")
-        order[:fmt.deck] = ids
-    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    init_state(st, fmt.rules_array(), order)
-    st[L.S_TO_MOVE] = leader
-    return to_json(st, fmt, {"kind": "lead", "team": [0, 1]} if fmt.lead_choice else None)
-
-
-def _new_round(fmt, seed, deck, rnd, scores):
-    from khasino_sim.kernels.cassino.game import start_round
-    if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
-        raise StateError(f"round must be a positive integer, not {rnd!r}")
-    order = np.zeros(104, dtype=np.int64)
-    st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    rules = fmt.rules_array()
-    start_round(rules, np.uint64(seed), rnd, st, order, np.zeros(1, dtype=np.uint64))
-    if deck is not None:        # the same round dealt from an explicit deck order
-        ids = [parse_card(c) for c in deck]
-        if sorted(ids) != list(range(fmt.deck)):
-            raise StateError(f"a deck for {fmt.name} must hold each of its {fmt.deck} cards once")
-        order[:fmt.deck] = ids
-        dealer, to_move = st[L.S_DEALER], st[L.S_TO_MOVE]
-        init_state(st, rules, order)
-        st[L.S_DEALER], st[L.S_ROUND], st[L.S_TO_MOVE] = dealer, rnd, to_move
-    if scores is not None:
-        if len(scores) != fmt.seats:
-            raise StateError(f"scores must hold {fmt.seats} totals (one per seat)")
-        st[L.S_SCORES: L.S_SCORES + fmt.seats] = scores
-    return to_json(st, fmt)
-
-
-def _leader(fmt, leader):
-    """Check a game's first seat: seat 0 in 1v1 (K14), any seat where a series chooses it (P10)."""
-    _seat(int(leader) if isinstance(leader, np.integer) else leader, fmt.seats, "leader")
-    if leader and not fmt.series:
-        raise StateError(f"seat 0 leads every {fmt.name} game (K14); leader {leader} needs a format with series")
+    return family_of(fmt).new_game(fmt, seed, deck, leader, round, scores, rounds)
 
 
 def _group_text(mask):
@@ -249,10 +203,7 @@ def _check(ws):
 
 def _lister(fmt):
     """The compiled listing entry point of a format's family (Kasino's is compiled apart)."""
-    if fmt.family == "kasino":
-        from khasino_sim.kernels.kasino.game import kasino_list_window
-        return kasino_list_window
-    return list_window
+    return family_of(fmt).lister()
 
 
 def _records(st, rules, p, lister=list_window):
@@ -322,17 +273,43 @@ def _decision_moves(fmt, st, rules, decision):
     p = int(decision["seat"])
     q = int(st[L.S_TO_MOVE])
     for option in (0, 1):
-        nxt = st.copy()
-        nxt[L.S_TO_MOVE] = p
         if option:
-            apply_stay(nxt, rules, p, rec, 0, q)
             text = f"Stay: seat {p}'s {card_name(int(rec[L.M_CARD]))} loads build {decision['value']}, now yours"
         else:
-            apply_move(nxt, rules, p, rec, 0)
             text = f"Decline: seat {p} captures build {decision['value']}"
-        advance(nxt, rules, p)
+        _, nxt = _card_play(st, rules, p, rec, q if option else -1)
         yield Move(None, "stay" if option else "decline", text, decision_key(L.DECIDE_STAY, option),
                    to_json(nxt, fmt))
+
+
+def _play_card(fmt, st, rules, p, rec):
+    """Seat p's card play `rec` as a move's (result, after): where the partner may Stay (4p, P15) he decides
+    first, so the result is the position unchanged with his decision pending (and no `after`); otherwise the
+    play stands (`_card_play`)."""
+    q = int(stay_partner(st, rules, p, rec[L.M_KIND], rec[L.M_TARGET]))
+    if q >= 0:
+        nxt = st.copy()
+        nxt[L.S_TO_MOVE] = q
+        return to_json(nxt, fmt, {"kind": "stay", "seat": p, "value": int(rec[L.M_TARGET]),
+                                  "move": move_json(rec)}), None
+    right_after, nxt = _card_play(st, rules, p, rec)
+    return to_json(nxt, fmt), (fmt, right_after)
+
+
+def _card_play(st, rules, p, rec, stayer=-1):
+    """Seat p's card play `rec` in position st, and its partner's answer (4p, P15): with `stayer` a seat, that
+    partner Stays (the card loads the build, now the partner's); else the play stands (a Stay declined, or no
+    Stay offered). Returns (the position right after the play, the position after the turn: dealt on, or
+    over). The kernels' game loop and search make the same sequence on their own copies."""
+    nxt = st.copy()
+    nxt[L.S_TO_MOVE] = p
+    if stayer >= 0:
+        apply_stay(nxt, rules, p, rec, 0, stayer)
+    else:
+        apply_move(nxt, rules, p, rec, 0)
+    after = nxt.copy()
+    advance(nxt, rules, p)
+    return after, nxt
 
 
 def iter_moves(state):
@@ -346,9 +323,10 @@ def iter_moves(state):
     rules = fmt.rules_array()
     if st[L.S_OVER]:
         return
-    if fmt.family == "kasino":
+    family = family_of(fmt)
+    if family.iter_moves is not None:       # a family listed apart (Kasino)
         p = int(st[L.S_TO_MOVE])
-        yield from kasino_engine.iter_moves(fmt, st, _records(st, rules, p, _lister(fmt)), Move)
+        yield from family.iter_moves(fmt, st, _records(st, rules, p, family.lister()), Move)
         return
     if decision is not None:
         yield from _decision_moves(fmt, st, rules, decision)
@@ -360,22 +338,11 @@ def iter_moves(state):
         if key in seen:
             continue
         seen.add(key)
-        q = int(stay_partner(st, rules, p, rec[L.M_KIND], rec[L.M_TARGET]))
-        if q >= 0:      # P15: the partner decides first; the position is unchanged until he does
-            nxt = st.copy()
-            nxt[L.S_TO_MOVE] = q
-            result = to_json(nxt, fmt, {"kind": "stay", "seat": p, "value": int(rec[L.M_TARGET]),
-                                        "move": move_json(rec)})
-        else:
-            nxt = st.copy()
-            apply_move(nxt, rules, p, rec, 0)
-            after = (fmt, nxt.copy())
-            advance(nxt, rules, p)
-            result = to_json(nxt, fmt)
+        result, after = _play_card(fmt, st, rules, p, rec)
         features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
         yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
-                   describe(rec, st, p, fmt.seats, fmt.family == "cassino"), key, result, features=features,
-                   _after=after if q < 0 else None)
+                   describe(rec, st, p, fmt.seats, family.raise_words), key, result, features=features,
+                   _after=after)
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -429,13 +396,9 @@ def scratch_high_water(state):
     fmt, st, rules = _position(state)
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE]) if not st[L.S_OVER] else 0
-    if fmt.family == "kasino":      # the table's items and their subsets (no piles are usable)
-        from khasino_sim.kernels.kasino.moves import prepare_table
-        ws[L.C_OVERFLOW] = 0
-        items = int(prepare_table(st, rules, ws))
-        return {"items": items, "item_capacity": L.MAX_ITEMS, "subsets": int(ws[L.C_NSUB]),
-                "subset_capacity": L.MAX_SUBSETS, "pile_depth": 0, "pile_depths": {},
-                "pile_capacity": L.PREFIX_STRIDE - 1, "overflow": bool(ws[L.C_OVERFLOW])}
+    family = family_of(fmt)
+    if family.scratch is not None:      # Kasino: the table's items and their subsets (no piles are usable)
+        return family.scratch(st, rules, ws)
     prepare_only(st, rules, p, ws)
     depths = {int(ws[L.C_OPP + j]): bin(int(ws[L.C_PMASK + j])).count("1") for j in range(int(ws[L.C_NOPP]))}
     return {"subsets": int(ws[L.C_NSUB]), "subset_capacity": L.MAX_SUBSETS,
@@ -454,10 +417,10 @@ def bot_move(state, bot, draw_seed):
     ws = _workspace("game")
     p = int(st[L.S_TO_MOVE])
     stream = np.array([draw_seed], dtype=np.uint64)
-    if fmt.family == "kasino":
-        from khasino_sim.kernels.kasino.search import decide_kasino
+    family = family_of(fmt)
+    if family.decide is not None:       # a family decided apart (Kasino): no pending decisions
         with watching(fmt.family):
-            decide_kasino(code, st, rules, p, ws, stream)
+            family.decide(code, st, rules, p, ws, stream)
         _check(ws)
         key = int(np.uint64(ws[L.WS_BEST + L.M_KEY]))
         return next(mv for mv in iter_moves(state) if mv.key == key)
@@ -486,7 +449,7 @@ def position_key(state):
     """H of docs/ENGINE.md for a JSON state (Khasino and Cassino; Kasino's moves have keys but its positions
     no H: StateError)."""
     fmt, st = from_json(state)
-    if fmt.family == "kasino":
+    if not family_of(fmt).position_hash:
         raise StateError("Kasino positions have no hash H (docs/ENGINE.md: Kasino move keys)")
     return int(position_hash(st, fmt.rules_array()))
 
@@ -495,24 +458,14 @@ def scores(state):
     """Per-seat K13 scoring of a state's piles (final once the game is over): list of dicts. Kasino (P26): each
     seat's card points, last point, tabbe plus and minus, round score and its pair's."""
     fmt, st = from_json(state)
-    if fmt.family == "kasino":
-        return kasino_engine.seat_scores(st, fmt)
-    row = np.zeros(L.STATS_SIZE, dtype=np.int64)
-    from khasino_sim.kernels.khasino.state import score
-    score(st, fmt.rules_array(), row)
-    return [{name: int(row[L.G_SEAT0 + s * L.SEAT_FIELDS + i]) for i, name in enumerate(L.SEAT_FIELD_NAMES[:8])}
-            for s in range(fmt.seats)]
+    return family_of(fmt).seat_scores(st, fmt)
 
 
 def winner(state):
     """The winner of a finished state: the winning seat (K13, or P9's tie-breaks in 3p), the winning team
     (0 = AB, 1 = CD) in 4p; -1 on a tie."""
     fmt, st = from_json(state)
-    if fmt.family == "kasino":     # N7 in one round: the lowest round score (a pair's in 4p/6p)
-        from khasino_sim.kernels.kasino.state import score_kasino
-        return int(score_kasino(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
-    from khasino_sim.kernels.khasino.state import score
-    return int(score(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
+    return family_of(fmt).winner(st, fmt)
 
 
 def seat_stats(row, seats):
@@ -525,7 +478,7 @@ def play_game(fmt_name, seed, bots=("random", "random"), check=True, leader=0, o
     """Play one whole game in the core, led by seat `leader`, under the rule `options` (a dict; None: the
     format's own). Returns {"keys", "seats", "winner", "turns", "no_move", "final"}."""
     fmt = _format(fmt_name, options)
-    _leader(fmt, leader)
+    check_leader(fmt, leader)
     rules = fmt.rules_array()
     bot_ids = np.array([bot_id(b) for b in bots], dtype=np.int64)
     if len(bot_ids) != fmt.seats:
@@ -561,13 +514,7 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
     if bots.dtype.kind in "US":
         bots = np.vectorize(bot_id)(bots)
     with watching(fmt.family):
-        if fmt.family == "kasino":  # single rounds: round 1 of the match with that seed (N7)
-            from khasino_sim.kernels.kasino.game import play_kasino_matches
-            return play_kasino_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, nrounds=1)
-        if fmt.match_target:        # Cassino: single rounds (each the first round of a match with that seed)
-            from khasino_sim.kernels.dispatch import play_matches
-            return play_matches(fmt.rules_array(), seeds, bots.astype(np.int64), check, single=True)
-        return play_batch(fmt.rules_array(), seeds, bots.astype(np.int64), check, series=series)
+        return family_of(fmt).play_games(fmt, seeds, bots.astype(np.int64), check, series)
 
 
 def _bot_ids(fmt, bots):
@@ -585,7 +532,6 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
     match totals `scores` before it (Kasino: in a match of `rounds` rounds). Returns {"keys", "seats",
     "winner", "turns", "no_move", "bad", "final"}; `winner` is the round's (the highest round score, in Kasino
     the lowest; -1 on a tie)."""
-    from khasino_sim.kernels.cassino.game import play_dealt_round
     fmt = _format(fmt_name, options)
     rules = fmt.rules_array()
     prev = np.zeros(L.STATS_SIZE, dtype=np.int64)
@@ -597,11 +543,7 @@ def play_round(fmt_name, seed, bots, options=None, round=1, scores=None, check=T
     args = (rules, np.uint64(seed), round, _bot_ids(fmt, bots), st, np.zeros(104, dtype=np.int64), _workspace(),
             row, prev, check, np.zeros(1, dtype=np.uint64), trace)
     with watching(fmt.family):
-        if fmt.family == "kasino":      # P22-P26: `winner` the lowest round score's team; `rounds` the match length
-            from khasino_sim.kernels.kasino.game import play_kasino_round
-            n = play_kasino_round(*args, rounds or fmt.match_rounds)
-        else:
-            n = play_dealt_round(*args)
+        n = family_of(fmt).play_round(args, fmt, rounds)
     if row[L.G_OVERFLOW]:
         raise EngineError(f"round {seed}: a scratch bound was exceeded (never expected; please report it)")
     return {"keys": [int(k) for k in trace[:n].view(np.uint64)], "seats": seat_stats(row, fmt.seats),
@@ -613,17 +555,10 @@ def play_match(fmt_name, seed, bots, options=None, check=True, rounds=None):
     """Cassino: play one match to 21 (C7, P21) in the core from the match seed `seed` (round r dealt from
     `round_seed(seed, r)`). Returns {"rounds": per-round seat statistics (match totals after each round in
     `match_total`), "totals", "winner" (the winning seat; the team, 0 = seats 0+2, in cassino-4p)}."""
-    from khasino_sim.kernels.dispatch import play_matches
     fmt = _format(fmt_name, options)
     ids = _bot_ids(fmt, bots)
-    with watching(fmt.family):
-        if fmt.family == "kasino":      # N7: `rounds` rounds (default the format's), the lowest total wins
-            return kasino_engine.play_match(fmt, seed, ids, rounds, check, seat_stats)
-        rows = play_matches(fmt.rules_array(), np.array([seed], dtype=np.uint64), ids[None, :], check)
-    rounds = [seat_stats(r, fmt.seats) for r in rows]
-    return {"rounds": rounds, "totals": [s["match_total"] for s in rounds[-1]],
-            "winner": int(rows[-1, L.G_MATCH_WINNER]), "bad": int(rows[:, L.G_BAD].sum()),
-            "no_move": int(rows[:, L.G_NO_MOVE].sum())}
+    with watching(fmt.family):      # Kasino (N7): `rounds` rounds (default the format's), the lowest total wins
+        return family_of(fmt).play_match(fmt, seed, ids, rounds, check, seat_stats)
 
 
 def count_round(state):

@@ -1,16 +1,22 @@
 """Formats as data: a ruleset record of flags and tables per named format, and the registry by name.
 
 A `Format` is what the kernels read (`rules_array`); adding a format is adding a record here, not code in the
-move generator (python-chess's variant registry is the model).
+move generator (python-chess's variant registry is the model). Each format registers under its family
+(khasino_sim/families/), whose record holds the rule options, their checks, the codec and the engine hooks; a
+format of an unknown family is refused when it is made.
 """
 from dataclasses import dataclass, field, fields, replace
 import hashlib
 import json
-import re
 
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
+from .codec.common import MAX_MATCH_ROUNDS, SCORE_LIMIT  # noqa: F401 (re-exported)
+from .families import FAMILIES, family_of, register_format
+from .families.cassino import OPTIONS as CASSINO_OPTIONS  # noqa: F401 (re-exported)
+from .families.kasino import OPTIONS as KASINO_OPTIONS  # noqa: F401 (re-exported)
+from .families.khasino import OPTIONS  # noqa: F401 (re-exported)
 
 KHASINO_POINTS = {"AS": 1, "AH": 1, "AD": 1, "AC": 1, "2S": 1, "10D": 2}   # K13
 
@@ -44,7 +50,7 @@ class Format:
     series: bool = False                    # P10: matches can be played in series (the loser leads next)
     teams: tuple = ()                       # K15: the teams, seats of each; () = every seat its own team
     lead_choice: bool = False               # P11: after the deal seat 0 chooses its team's leader (0 or 1)
-    family: str = "khasino"                 # whose move rules: "khasino" (K3-K11) or "cassino" (C3-C6)
+    family: str = "khasino"                 # its family (khasino_sim/families/): khasino, cassino or kasino
     partner_rules: bool = True              # K15: partner loads, rebuilds and Stay (teams only pool scores if off)
     face_values: bool = False               # C1/P16: J 11, Q 12, K 13 as numbers (else face cards only pair)
     ace_14: bool = False                    # C1/P17: an ace played from the hand may capture as 14
@@ -61,21 +67,20 @@ class Format:
     alt_deal: bool = False                  # N1 (Kasino 2p): the alternative first deal, 5 each and 6 to the table
 
     def __post_init__(self):
-        if self.family == "cassino":        # P17: the highest build value follows the options
-            object.__setattr__(self, "max_build_value", 14 if self.ace_14 else 13 if self.face_values else 10)
+        # ValueError for an unknown family; the fields its options imply (Cassino, P17: the highest build value)
+        for name, value in family_of(self.family).derive(self).items():
+            object.__setattr__(self, name, value)
 
     @property
     def total_points(self):
         """Points of one game (round), sweeps left out (Kasino: the double deck's card points and the last
         capturer's point, N6)."""
-        if self.family == "kasino":
-            return 2 * sum(self.card_points.values()) + 1
-        return sum(self.card_points.values()) + self.most_cards + self.most_spades
+        return family_of(self).total_points(self)
 
     @property
     def options(self):
         """The rule options of this format's family (`--set NAME=VALUE`): name -> (type, meaning)."""
-        return {"cassino": CASSINO_OPTIONS, "kasino": KASINO_OPTIONS}.get(self.family, OPTIONS)
+        return family_of(self).options
 
     @property
     def matches(self):
@@ -118,9 +123,9 @@ class Format:
                 others = [t for t in team if t != s]
                 r[L.R_PARTNER + s] = others[0] if len(others) == 1 else -1
         r[L.R_LEAD_CHOICE] = self.lead_choice
-        r[L.R_FAMILY] = {"cassino": L.FAMILY_CASSINO, "kasino": L.FAMILY_KASINO}.get(self.family, L.FAMILY_KHASINO)
-        if self.family == "cassino" and not self.face_values:
-            r[L.R_UNSUMMED] = sum(1 << (4 * rank + suit) for rank in (10, 11, 12) for suit in range(4))
+        family = family_of(self)
+        r[L.R_FAMILY] = family.kernel_code
+        r[L.R_UNSUMMED] = family.unsummed(self)
         r[L.R_ACE_14] = self.ace_14
         r[L.R_LOAD_OWNS] = self.load_owns
         r[L.R_TRAIL_OWN_ANY] = self.no_trail_own_build
@@ -163,82 +168,20 @@ _LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_ch
                  "later_hand", "match_rounds")
 
 
-# Rule options a user may set per run (`khasino simulate --set NAME=VALUE`): the Format field, its type, and
-# what it means. Changing one changes the rules hash stamped into the results.
-OPTIONS = {
-    "trail_restricted": (bool, "K11: no trail of a value already loose or built"),
-    "no_trail_own_build_first_deal": (bool, "K11: no trail in the first deal while owning a build"),
-    "max_builds_owned": (int, "K5/P6: builds one player may own at once (0 = unlimited)"),
-    "change_mode": (int, "K7: 0 = two-card simple build, played card alone; 1 = any simple build, extra cards"),
-    "follow_ups": (bool, "K9: follow-up groups after a capture, build, load or change"),
-    "opponent_piles": (bool, "K8: opponents' exposed pile cards may be used"),
-    "last_capturer_takes_table": (bool, "K12: the last capturer takes the cards left on the table at the end "
-                                        "(false: nobody does; they score for no one)"),
-    "next_deal_leader": (int, "K14: who leads the second deal: 0 the first deal's leader, 1 the other seat (the "
-                              "lead passes on each deal), 2 the first deal's last capturer"),
-}
-CASSINO_OPTIONS = {
-    "face_values": (bool, "C1/P16: J 11, Q 12, K 13 count as numbers (builds reach 13)"),
-    "ace_14": (bool, "C1/P17: an ace played from the hand may capture as 1 or 14"),
-    "sweeps": (bool, "C1: 1 point per capture that clears the table"),
-}
-MAX_MATCH_ROUNDS = 120     # N7 matches: 120 rounds keep a match's turns (uint16) and totals (int16) in range
-SCORE_LIMIT = 32_767      # a state's match totals and tabbe points at most this far from 0: the results' int16 columns
-# the integer options' ranges, and what their values mean
-INT_RANGES = {"max_builds_owned": (0, L.MAX_VALUE), "change_mode": (0, 1), "next_deal_leader": (0, 2),
-              "tabbe_value": (1, 50), "match_rounds": (1, MAX_MATCH_ROUNDS)}
-INT_MEANING = {"max_builds_owned": f"0 = unlimited; no seat can own more than {L.MAX_VALUE} builds, one per value",
-               "change_mode": "0 = two-card simple build, 1 = any simple build",
-               "next_deal_leader": "0 the same leader, 1 the lead passes on, 2 the last capturer",
-               "tabbe_value": "a tabbe's points", "match_rounds": "rounds per match, a multiple of the seats"}
-KASINO_OPTIONS = {
-    "match_rounds": (int, "N7: rounds per match, a positive multiple of the number of seats"),
-    "compulsory_tabbe": (bool, "N3: a card that can clear the table must be played to clear it (false: "
-                               "clearing is one capture among the others, still scored as a tabbe)"),
-    "tabbe_value": (int, "N4: a tabbe's points, 1 to 50 (+ to the taker, - to the player before); a double "
-                         "tabbe scores twice them"),
-    "alt_deal": (bool, "N1, 2 players: the first deal is 5 each and 6 to the table (kasino-2p-alt) instead of 6 "
-                       "each and 4"),
-}
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off"}
+# The integer options' ranges and what their values mean, of every family (each family's record holds its own).
+INT_RANGES = {}
+INT_MEANING = {}
+for _family in FAMILIES.values():
+    for _name, (_lo, _hi, _meaning) in _family.int_ranges.items():
+        INT_RANGES[_name], INT_MEANING[_name] = (_lo, _hi), _meaning
 
 
 def with_options(fmt, settings):
-    """`fmt` with rule options changed; settings maps option names to values or their text.
+    """`fmt` with rule options changed; settings maps option names to values or their text (the checks are
+    its family's, khasino_sim/families/).
 
     ValueError names an unknown option or a bad value."""
-    changes = {}
-    allowed = fmt.options
-    for name, raw in settings.items():
-        if name not in allowed:
-            raise ValueError(f"unknown rule option {name!r} for {fmt.name} (options: {', '.join(allowed)})")
-        kind, _ = allowed[name]
-        text = str(raw).strip().lower()
-        if kind is bool:
-            if isinstance(raw, bool):
-                value = raw
-            elif text in _TRUE or text in _FALSE:
-                value = text in _TRUE
-            else:
-                raise ValueError(f"option {name} takes true or false, not {raw!r}")
-        else:
-            if isinstance(raw, bool) or not (isinstance(raw, int) or re.fullmatch(r"[+-]?\d{1,18}", text)):
-                shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
-                raise ValueError(f"option {name} takes an integer, not {shown}")
-            value = int(text)
-            lo, hi = INT_RANGES[name]
-            if not lo <= value <= hi:
-                raise ValueError(f"option {name} must be in {lo}..{hi} ({INT_MEANING[name]}), not {value}")
-            if name == "match_rounds" and (value < 1 or value % fmt.seats or value > MAX_MATCH_ROUNDS):
-                raise ValueError(f"option match_rounds must be a multiple of {fmt.seats} (N7) from {fmt.seats} "
-                                 f"to {MAX_MATCH_ROUNDS}, not {value}")
-        changes[name] = value
-        if name == "alt_deal":          # N1: the 2p first deals, 6 + 4 or 5 + 6 (both leave 88 cards, 11 deals of 8)
-            if fmt.seats != 2:
-                raise ValueError(f"option alt_deal is the 2-player first deal (N1); {fmt.name} has {fmt.seats} seats")
-            changes.update(hand=5 if value else 6, table_init=6 if value else 4)
-    return replace(fmt, **changes)
+    return replace(fmt, **family_of(fmt).option_changes(fmt, settings))
 
 
 def options_of(fmt):
@@ -250,6 +193,8 @@ FORMATS = {}
 
 
 def register(fmt):
+    """Add a format to the registry, under its family."""
+    register_format(fmt)
     FORMATS[fmt.name] = fmt
     return fmt
 

@@ -27,7 +27,8 @@ DEFAULT_FORMATS = ("khasino",)
 
 def _unit_kind(fmt):
     from khasino_sim.kernels.device import UNIT_GAMES, UNIT_KASINO, UNIT_MATCHES
-    return UNIT_KASINO if fmt.family == "kasino" else UNIT_MATCHES if fmt.matches else UNIT_GAMES
+    from .families import family_of
+    return UNIT_KASINO if family_of(fmt).compiled_apart else UNIT_MATCHES if fmt.matches else UNIT_GAMES
 
 
 def _kernel_rate(fmt, bots, games, runner):

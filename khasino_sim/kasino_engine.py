@@ -1,18 +1,20 @@
 """The Python API's Kasino side (N1–N7): deal a round, its moves as engine.Move objects (with `captured` and
-`tabbe`), whole matches, scores. `engine` dispatches here for the `kasino-*` formats; listing windows, counting,
-bot moves and single rounds go through engine's own code with Kasino's compiled entry points."""
+`tabbe`), whole matches, scores: the engine hooks of Kasino's family record (khasino_sim/families/kasino.py).
+Listing windows, counting, bot moves and single rounds go through engine's own code with Kasino's compiled entry
+points, which these hooks name."""
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.bits import card_name, parse_card
-from khasino_sim.kernels.kasino.game import play_kasino_matches
+from khasino_sim.kernels.kasino.search import decide_kasino
+from khasino_sim.kernels.kasino.game import kasino_list_window, play_kasino_matches, play_kasino_round
 from khasino_sim.kernels.kasino.state import init_round, apply_kasino, advance_kasino, score_kasino
 from khasino_sim.kernels.core.deal import shuffle_deck
-from .kasino_json import multiset_names, to_json
-from .state_json import StateError
+from .codec.common import StateError
+from .codec.kasino import multiset_names, to_json
 
 
-def new_round(fmt, seed, deck, rnd, scores, rounds):
+def new_round(fmt, seed, deck, leader, rnd, scores, rounds):
     """The first position of round `rnd` dealt from the round seed `seed` (P22), or from an explicit deck order
     (104 cards, each card twice, top first), with the match totals `scores` before it."""
     if isinstance(rnd, bool) or not isinstance(rnd, int) or rnd < 1:
@@ -96,3 +98,45 @@ def play_match(fmt, seed, bot_ids, rounds, check, seat_stats):
     return {"rounds": per_round, "totals": [s["match_total"] for s in per_round[-1]],
             "winner": None if w < 0 else w, "bad": int(rows[:, L.G_BAD].sum()),
             "no_move": int(rows[:, L.G_NO_MOVE].sum()), "overflow": int(rows[:, L.G_OVERFLOW].sum())}
+
+
+def lister():
+    return kasino_list_window
+
+
+def scratch(st, rules, ws):
+    """The table's items and their subsets (no piles are usable)."""
+    from khasino_sim.kernels.kasino.moves import prepare_table
+    ws[L.C_OVERFLOW] = 0
+    items = int(prepare_table(st, rules, ws))
+    return {"items": items, "item_capacity": L.MAX_ITEMS, "subsets": int(ws[L.C_NSUB]),
+            "subset_capacity": L.MAX_SUBSETS, "pile_depth": 0, "pile_depths": {},
+            "pile_capacity": L.PREFIX_STRIDE - 1, "overflow": bool(ws[L.C_OVERFLOW])}
+
+
+def decide(code, st, rules, p, ws, stream):
+    decide_kasino(code, st, rules, p, ws, stream)
+
+
+def winner(st, fmt):
+    """N7 in one round: the lowest round score (a pair's in 4p/6p)."""
+    return int(score_kasino(st, fmt.rules_array(), np.zeros(L.STATS_SIZE, dtype=np.int64)))
+
+
+def play_games(fmt, seeds, bots, check, series):
+    """Single rounds: round 1 of the match with that seed (N7)."""
+    return play_kasino_matches(fmt.rules_array(), seeds, bots, check, nrounds=1)
+
+
+def play_round(args, fmt, rounds):
+    """P22-P26: `winner` the lowest round score's team; `rounds` the match length."""
+    return play_kasino_round(*args, rounds or fmt.match_rounds)
+
+
+def describe_view(view, move, kind):
+    """The move a user bot's score function was given, and what its seat saw, in one line."""
+    from khasino_sim.kernels.core.multiset import card_of_id
+    card = card_name(card_of_id(int(move[L.M_CARD]))) if 0 <= move[L.M_CARD] < 104 else "?"
+    return (f"{card} {kind} for seat {view[L.KO_SEAT]} (round {view[L.KO_ROUND]}) holding "
+            f"[{' '.join(multiset_names(view[L.KO_HAND], view[L.KO_HAND + 1]))}], table "
+            f"[{' '.join(multiset_names(view[L.KO_TABLE], view[L.KO_TABLE + 1]))}]")

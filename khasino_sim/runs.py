@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
-from . import ENGINE_VERSION, __version__, storage, userbots
+from . import storage, userbots
+from .version import ENGINE_VERSION, __version__
 from .formats import FORMATS, get_format, with_options, options_of
 
 CHUNK = 2000          # games per compiled call: the granularity of progress and of Ctrl-C

@@ -148,8 +148,9 @@ def match_tables(rows, start, bot_codes, bot_names, fmt_name, rules_hash, meta):
     tabbe and card-point counts: games `tabbes`; seats `card_points`, `last_points`, `tabbes`, `tabbe_plus`,
     `tabbe_minus` (summed over the match); rounds per seat `card_points_s`, `tabbe_s` (plus + minus) and
     `tabbes_s`."""
+    from .families import family_of
     from .formats import get_format
-    kasino = get_format(fmt_name).family == "kasino"
+    kasino = family_of(get_format(fmt_name)).misere      # signed totals and the tabbe columns (N4, N7)
     total_col = (lambda x: pa.array(np.asarray(x).astype(np.int16))) if kasino else _u16
     n, seats = bot_codes.shape
     m = rows[:, L.G_MATCH]

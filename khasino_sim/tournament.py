@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .families import family_of
 from .formats import get_format, with_options
 from .duplicate import units
 from . import storage
@@ -126,7 +127,7 @@ def results(out):
     fmt = get_format(meta["format"])
     n, unit_of = units(fmt)
     first = [unit_of.index(u) for u in range(n)]
-    lower_wins = fmt.family == "kasino"
+    lower_wins = family_of(fmt).misere
     deal, ea, eb, res = [], [], [], []
     for i, a in enumerate(meta["assignments"]):
         path = Path(out) / f"assignment-{i:04d}" / "games"
@@ -190,7 +191,7 @@ def ratings(out):
     if n > 2 and all(len(set(a)) == n for a in meta["assignments"]):
         model = PlackettLuce()
         players = [model.rating(name=b) for b in meta["bots"]]
-        sign = 1 if fmt.family == "kasino" else -1           # openskill: rank 0 is first; Kasino: lowest first
+        sign = 1 if family_of(fmt).misere else -1          # openskill: rank 0 is first; Kasino: lowest first
         runs = list(unit_scores(out))
         for g in range(len(runs[0][1])):
             for a, scores in runs:

@@ -218,25 +218,10 @@ def _describe_exception(e, path):
 
 
 def describe_position(view, move, family):
-    """The move a score function was given, and what its seat saw, in one line."""
-    from khasino_sim.kernels.core.bits import card_name, mask_cards
+    """The move a score function was given, and what its seat saw, in one line (in the family's terms)."""
+    from .families import family_of
     kind = L.KIND_NAMES[move[L.M_KIND]] if 0 <= move[L.M_KIND] < len(L.KIND_NAMES) else "?"
-    if family == "kasino":
-        from khasino_sim.kernels.core.multiset import card_of_id
-        from .kasino_json import multiset_names
-        card = card_name(card_of_id(int(move[L.M_CARD]))) if 0 <= move[L.M_CARD] < 104 else "?"
-        return (f"{card} {kind} for seat {view[L.KO_SEAT]} (round {view[L.KO_ROUND]}) holding "
-                f"[{' '.join(multiset_names(view[L.KO_HAND], view[L.KO_HAND + 1]))}], table "
-                f"[{' '.join(multiset_names(view[L.KO_TABLE], view[L.KO_TABLE + 1]))}]")
-
-    def cards(mask):
-        return " ".join(card_name(c) for c in mask_cards(int(mask) & (2**52 - 1)))
-    card = card_name(int(move[L.M_CARD])) if 0 <= move[L.M_CARD] < 52 else "?"
-    value = f" {move[L.M_VALUE]}" if kind in ("build", "load", "change") else ""
-    builds = [f"{v} (seat {view[L.O_BOWNER + v]})" for v in range(L.MAX_VALUE + 1) if view[L.O_BOWNER + v] >= 0]
-    return (f"{card} {kind}{value} for seat {view[L.O_SEAT]} (deal {view[L.O_DEAL]}) holding "
-            f"[{cards(view[L.O_HAND])}], loose [{cards(view[L.O_LOOSE])}]"
-            + (f", builds {', '.join(builds)}" if builds else ""))
+    return family_of(family).describe_view(view, move, kind)
 
 
 def _check_arguments(fn, path):
