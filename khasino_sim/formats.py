@@ -56,6 +56,7 @@ class Format:
     ace_14: bool = False                    # C1/P17: an ace played from the hand may capture as 14
     sweeps: bool = False                    # C1: 1 point per capture that clears the table
     load_owns: bool = False                 # C4: an add (load) makes the adder the owner
+    card_sets: bool = False                 # P27: face-down piles and unchangeable multiple builds are card sets
     no_trail_own_build: bool = False        # C6: no trail while owning a build, in any deal
     match_target: int = 0                   # C7/P21: matches are played to this many points (0: single games)
     later_hand: int = 4                     # N1 (Kasino): cards each at every deal after the first
@@ -137,6 +138,7 @@ class Format:
         r[L.R_DEAL_LEADER] = self.next_deal_leader
         r[L.R_TABBE] = self.tabbe_value
         r[L.R_TABBE_FORCED] = self.compulsory_tabbe
+        r[L.R_CARD_SETS] = self.card_sets
         return r
 
     def team_of(self, s):
@@ -237,7 +239,7 @@ register(Format(
 _CASSINO = dict(seed="002 Classic Cassino, 52 cards", family="cassino", deck=52, hand=4, table_init=4,
                 trail_restricted=False, no_trail_own_build_first_deal=False, no_trail_own_build=True,
                 change_mode=2, follow_ups=False, opponent_piles=False, most_cards=3, most_spades=1,
-                split_ties=False, load_owns=True, match_target=21)
+                split_ties=False, load_owns=True, match_target=21, card_sets=True)
 register(Format(
     name="cassino", deals=6, description="2 players, 52 cards: 4 each and 4 to the table, then 4 each; "
     "builds, adds and raises; 3/1/1/2/1 scoring; matches to 21", **_CASSINO,

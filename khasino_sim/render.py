@@ -23,7 +23,7 @@ def render(state):
     lines = []
     name = fmt.name + _changed_options(fmt, state.get("options", {}))
     head = f"{name} · deal {state['deal']} of {fmt.deals}"
-    if fmt.family == "kasino":  # N1-N7
+    if "tabbe" in state:        # Kasino (N1-N7)
         tabbe = [p + m for p, m in state["tabbe"]]
         head = (f"{name} · round {state['round']} of {state['rounds']}, dealt by seat {state['dealer']} · match "
                 f"totals {state['scores']}" + (f" · tabbe {tabbe}" if any(p or m for p, m in state["tabbe"]) else "")
@@ -42,7 +42,7 @@ def render(state):
     lines.append(head)
     for s, hand in enumerate(state["hands"]):
         pile = state["piles"][s]
-        top = f", top {pile[-1]}" if pile and fmt.family != "kasino" else ""   # a Kasino pile has no order
+        top = f", top {pile[-1]}" if pile and "tabbe" not in state else ""   # a Kasino pile has no order
         marker = ">" if state.get("to_move") == s else " "
         lines.append(f"{marker} seat {s}  hand [{_cards(hand)}]  pile {len(pile)} card(s){top}")
     table = state["table"]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Map every rule id of docs/rules/ to the kernel, reference and test files that cite it.
 
-The rules are the `### ID — title` headings of docs/rules/*.md (K1–K16, C1–C8, N1–N7, P1–P26). A file cites a
+The rules are the `### ID — title` headings of docs/rules/*.md (K1–K16, C1–C8, N1–N7, P1–P27). A file cites a
 rule when the id stands on its own in it, in any text (`K8`, `(K7, P6)`, `K5/K6`; `K1` never matches inside
 `K13`, and `_C1` inside a name is no citation), or as a part of a test name between underscores, in either
 case (`test_K4_P3_...`, `test_p15_stay_...`). A range such as `K3–K11` or `P1..P7` names a span, not each

@@ -51,6 +51,41 @@ class OneDeckCodec:
         raise NotImplementedError
 
 
+def canonical_groups(cards, v):
+    """P27: the groups a multiple build of value v holding the card set `cards` (a mask) is written with: the
+    first group holds the highest card (card-index order) and is, of the groups of value v holding it whose
+    removal leaves cards that still split into groups of v, the one of highest mask; then the same for the
+    cards left. A card's number is its rank (A 1 .. K 13): a build's cards are summable (P16, P17)."""
+    def subsets(m, need):
+        """The sets of cards of m summing to `need`, in descending mask order (each card from the highest:
+        taken before left out)."""
+        if need == 0:
+            yield 0
+            return
+        while m:
+            h = m.bit_length() - 1
+            m &= ~(1 << h)
+            r = (h >> 2) + 1
+            if r <= need:
+                for s in subsets(m, need - r):
+                    yield s | (1 << h)
+
+    def split(m):
+        if m == 0:
+            return []
+        h = m.bit_length() - 1
+        for s in subsets(m & ~(1 << h), v - ((h >> 2) + 1)):
+            rest = split(m & ~(1 << h) & ~s)
+            if rest is not None:
+                return [s | (1 << h)] + rest
+        return None
+
+    groups = split(cards)
+    if groups is None:
+        raise StateError(f"the cards of the build of {v} do not split into groups of {v}")
+    return groups
+
+
 def _to_json(st, fmt, family, decision=None):
     seats = fmt.seats
     teams = bool(fmt.teams)
@@ -58,8 +93,10 @@ def _to_json(st, fmt, family, decision=None):
     for v in range(1, fmt.max_build_value + 1):
         o = int(st[L.S_BOWNER + v])
         if o >= 0:
-            groups = [names(k10_order(int(st[L.S_BGROUPS + v * L.MAX_GROUPS + i])))
-                      for i in range(int(st[L.S_BNG + v]))]
+            masks = [int(st[L.S_BGROUPS + v * L.MAX_GROUPS + i]) for i in range(int(st[L.S_BNG + v]))]
+            if fmt.card_sets and len(masks) > 1:        # P27: a multiple build is its cards, grouped canonically
+                masks = canonical_groups(sum(masks), v)
+            groups = [names(k10_order(m)) for m in masks]
             builds.append({"value": v, "owner": o, "groups": groups,
                            **({"promised": bool(st[L.S_PROMISED] >> v & 1)} if teams and fmt.partner_rules else {})})
     to_move = int(st[L.S_TO_MOVE])

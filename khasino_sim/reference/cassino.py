@@ -154,6 +154,57 @@ def _held_values(hand: int, opts) -> set:
 # Position hash (ENGINE.md "Position hash and move keys"): options, dealer, round, scores, sweeps left out;
 # from scratch ``common.mask_hash``, the same terms as Khasino's
 # ---------------------------------------------------------------------------------------------------------
+def _cards_of(groups) -> int:
+    """The card set of a build (P27: in Cassino a build is its cards; its grouping is not part of the position)."""
+    out = 0
+    for g in groups:
+        out |= g
+    return out
+
+
+def _build_terms(v: int, owner: int, groups) -> int:
+    """P27: a Cassino build's hash terms are Z(3, v, owner, 0) and Z(4, v, 0, its card set), whatever its
+    grouping (for a single build, the terms of its one group)."""
+    return build_terms(v, owner, (_cards_of(groups),))
+
+
+def _as_card_sets(st: _St) -> _St:
+    """The position with every build held as one group, its card set (P27): what the hash and the end-of-round
+    sweep read."""
+    return st.replace(builds={v: (o, (_cards_of(gs),)) for v, (o, gs) in st.builds.items()})
+
+
+def _canonical_groups(v: int, groups) -> list:
+    """P27: the grouping a multiple build of value v is written with, from its card set alone: the group holding
+    the highest remaining card (card-index order) that has the highest mask among those leaving cards that still
+    split into groups of v, then the same for the rest (a card counts its rank: build cards are summable)."""
+    from itertools import combinations
+
+    def value(m):
+        return sum(rank(c) for c in bits(m))
+
+    def split(cards):
+        if not cards:
+            return []
+        top = max(bits(cards))
+        others = [c for c in bits(cards) if c != top]
+        options = []
+        for k in range(len(others) + 1):
+            for combo in combinations(others, k):
+                g = (1 << top) | sum(1 << c for c in combo)
+                if value(g) == v:
+                    options.append(g)
+        for g in sorted(options, reverse=True):
+            tail = split(cards & ~g)
+            if tail is not None:
+                return [g] + tail
+        return None
+
+    if len(groups) < 2:
+        return list(groups)
+    return split(_cards_of(groups))
+
+
 def _delta(before: _St, after: _St) -> int:
     """H(after) ^ H(before) from what differs (the same terms as ``mask_hash``, only the changed ones)."""
     h = 0
@@ -166,9 +217,9 @@ def _delta(before: _St, after: _St) -> int:
         x, y = before.builds.get(v), after.builds.get(v)
         if x != y:
             if x is not None:
-                h ^= build_terms(v, x[0], x[1])
+                h ^= _build_terms(v, x[0], x[1])
             if y is not None:
-                h ^= build_terms(v, y[0], y[1])
+                h ^= _build_terms(v, y[0], y[1])
     for s, (p, q) in enumerate(zip(before.piles, after.piles)):
         if p != q:
             k = 0
@@ -281,7 +332,8 @@ def _to_json(st: _St) -> dict:
         "table": {
             "loose": [card_name(c) for c in bits(st.loose)],                 # card-index order
             "builds": [{"value": v, "owner": st.builds[v][0],
-                        "groups": [[card_name(c) for c in k10_order(m)] for m in st.builds[v][1]]}
+                        "groups": [[card_name(c) for c in k10_order(m)]
+                                   for m in _canonical_groups(v, st.builds[v][1])]}
                        for v in sorted(st.builds)],
         },
         "piles": [[card_name(c) for c in p] for p in st.piles],
@@ -296,7 +348,7 @@ def _to_json(st: _St) -> dict:
 
 def state_hash(state: dict) -> int:
     """Position hash H (ENGINE.md): hands, loose cards, builds (owner, groups), piles, last capturer."""
-    return mask_hash(_from_json(state))
+    return mask_hash(_as_card_sets(_from_json(state)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -338,7 +390,7 @@ def _end_of_round(after: _St) -> _St:
     group higher rank underneath), then the loose cards as one group, on top of his pile.  Nobody captured
     in the round: the player of its last card (the mover of this last move), then recorded as last
     capturer.  Not a sweep."""
-    swept = sweep_order(after.builds, after.loose)
+    swept = sweep_order(_as_card_sets(after).builds, after.loose)      # P27: each build as one block
     lc = after.last_capturer
     receiver = lc if lc is not None else after.to_move
     piles = after.piles
@@ -457,7 +509,8 @@ class _Gen:
         """C3 / K10 pile order: the captured build's groups oldest first, then the other groups in canonical
         order (larger card mask first), each group higher rank underneath, then the played card on top."""
         builds = dict(self.builds)
-        captured = capture_order(builds.pop(take)[1] if take is not None else (), groups, c)
+        taken = _cards_of(builds.pop(take)[1]) if take is not None else 0
+        captured = capture_order((), [taken | _cards_of(groups)], c)     # P27: the table cards as one block
         used = 0
         for m in groups:
             used |= m

@@ -17,7 +17,7 @@ SCENARIOS = [
     "test_p1_last_card_of_an_owned_build", "test_p1_ace_14_two_builds_one_ace_gap",
     "test_p1_ace_14_builds_of_1_and_14_need_two_aces", "test_p16_face_card_takes_exactly_one_of_its_rank",
     "test_c1_face_values", "test_c1_ace_14", "test_sweeps_option", "test_sweep_with_the_last_card_and_end_takeover",
-    "test_p2_nobody_captured_last_player_takes_the_table",
+    "test_p2_nobody_captured_last_player_takes_the_table", "test_p27_canonical_grouping_of_a_multiple_build",
 ]
 OPTION_SETS = [{}, {"ace_14": True}, {"face_values": True}, {"sweeps": True},
                {"ace_14": True, "face_values": True, "sweeps": True}]
@@ -74,3 +74,11 @@ def test_core_match_counting_by_team():
     totals, winner = _counted("cassino-4p", piles, [17, 10, 17, 10])
     assert winner == 0 and totals[0] == totals[2] and totals[1] == totals[3]
     assert totals == [17 + 1 + 2 + 1 + 2, 12, 17 + 1 + 2 + 1 + 2, 12]   # cards tie (no points), spades, 10D, 2S, AS+AD; AH+AC
+
+
+def test_p27_core_moves_a_player_can_tell_apart():
+    """P27 on the core: the 22 moves of issue 36's example, with the reference's successors and keys."""
+    T.test_p27_moves_a_player_can_tell_apart()
+    s = T.position(hands=[["6D", "6C"], ["2D", "3D"]], loose=["2S", "2H", "4S", "4H"])
+    want = {m.key: T.canon(m.result) for m in T.R.legal_moves(s)}
+    assert T.successors(s) == want and len(want) == 22

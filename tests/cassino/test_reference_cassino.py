@@ -187,7 +187,7 @@ def test_c3_six_takes_one_or_more_sixes():
     assert got == {
         (("6D", "7C"), ("6H", "6S")),
         (("6H", "7C"), ("6D", "6S")),
-        (("7C",), ("6D", "6H", "6S")),                  # canonical group order: larger card mask first
+        (("7C",), ("6H", "6D", "6S")),                  # P27: one block, equal ranks S, H, D, C upwards
         (("6S", "6H", "6D", "7C"), ()),                 # the trail (C6: allowed with a capture available)
     }
 
@@ -208,11 +208,12 @@ def test_c3_six_takes_two_threes_and_three_twos():
 
 
 def test_c3_build_taken_whole_by_its_value_only():
-    """C3: builds of equal value; a build is taken whole (groups oldest first), with other sum sets."""
+    """C3: builds of equal value; a build is taken whole, with other sum sets (P27: the table cards taken as one
+    block, higher rank underneath)."""
     s = position(hands=[["8S", "10S"], ["8C", "KD"]], loose=["4H", "4C", "2C"],
                  builds=[(8, 1, [["5S", "3H"], ["8D"]])])
     caps = {o[3] for o in played_with(s, "8S") if o[3]}
-    assert caps == {("4H", "4C", "8S"), ("5S", "3H", "8D", "8S"), ("5S", "3H", "8D", "4H", "4C", "8S")}
+    assert caps == {("4H", "4C", "8S"), ("8D", "5S", "3H", "8S"), ("8D", "5S", "4H", "4C", "3H", "8S")}
     # a 10 never takes part of a build, nor the build of 8 with a 2
     s = position(hands=[["8S", "10S"], ["8C", "KD"]], loose=["2C", "KH"], builds=[(8, 1, [["5S", "3H"], ["8D"]])])
     assert {o[3] for o in played_with(s, "10S")} == {()}
@@ -246,11 +247,12 @@ def test_c4_build_needs_the_card_kept_and_a_table_card():
 
 
 def test_c4_add_passes_ownership():
-    """C4 / P18: a build belongs to whoever last added to it; new groups appended in canonical order."""
+    """C4 / P18: a build belongs to whoever last added to it; P27: its groups written canonically (the group of
+    the highest card first)."""
     s = position(hands=[["4C", "8D"], ["8C", "KD"]], loose=["4D", "AS", "7H"], builds=[(8, 1, [["5S", "3H"]])])
     adds = {o[2] for o in played_with(s, "4C") if o[2] and o[2][0][1] == 0}
     assert ((8, 0, (("5S", "3H"), ("4D", "4C"))),) in adds
-    assert ((8, 0, (("5S", "3H"), ("7H", "AS"), ("4D", "4C"))),) in adds
+    assert ((8, 0, (("7H", "AS"), ("5S", "3H"), ("4D", "4C"))),) in adds
     # an add needs the card kept
     s = position(hands=[["4C", "9D"], ["8C", "KD"]], loose=["4D"], builds=[(8, 1, [["5S", "3H"]])])
     assert not any(o[2] and o[2][0][1] == 0 for o in outcomes(s))
@@ -309,7 +311,7 @@ def test_p1_last_card_of_an_owned_build():
     s = position(hands=[["8S", "5C"], ["KD", "QD"]], loose=["3H", "8D"], builds=[(8, 0, [["6S", "2D"]])])
     got = played_with(s, "8S")
     assert got and all(o[2] == () for o in got)                  # every 8S move takes the build
-    assert {o[3] for o in got} == {("6S", "2D", "8S"), ("6S", "2D", "8D", "8S")}
+    assert {o[3] for o in got} == {("6S", "2D", "8S"), ("8D", "6S", "2D", "8S")}
     # the 5 may still be added with the 3 (the 8 is kept)
     assert ((8, 0, (("6S", "2D"), ("5C", "3H"))),) in {o[2] for o in played_with(s, "5C")}
     # ... or raise that very build with its last card
@@ -381,8 +383,8 @@ def test_p1_ace_14_builds_of_1_and_14_need_two_aces():
     s = position(hands=[["AS", "AH", "5C"], ["2S", "3S", "4S"]], loose=["10S", "4H"], options=opts,
                  builds=[(1, 0, [["AC"], ["AD"]]), (14, 0, [["7D", "7C"]])])
     assert {o[3] for o in played_with(s, "AS")} == {
-        ("7D", "7C", "AS"), ("7D", "7C", "10S", "4H", "AS"),          # as 14: the build of 14 (and 10 + 4)
-        ("AC", "AD", "AS"),                                           # as 1: the build of 1
+        ("7D", "7C", "AS"), ("10S", "7D", "7C", "4H", "AS"),          # as 14: the build of 14 (and 10 + 4)
+        ("AD", "AC", "AS"),                                           # as 1: the build of 1
     }
     assert played_with(s, "5C") == set()
     assert all(o[0] in ("AS", "AH") and o[3] for o in outcomes(s))
@@ -402,7 +404,7 @@ def test_c1_face_values():
     """face_values: J 11, Q 12, K 13: a K captures 10 + 3 (and its equal cards), builds reach 13."""
     s = position(hands=[["KS", "5C"], ["KD", "9S"]], loose=["KH", "KC", "10D", "3S"], options={"face_values": True})
     caps = {o[3] for o in played_with(s, "KS")}
-    assert {("10D", "3S", "KS"), ("KC", "KH", "KS"), ("KC", "KH", "10D", "3S", "KS")} <= caps
+    assert {("10D", "3S", "KS"), ("KH", "KC", "KS"), ("KH", "KC", "10D", "3S", "KS")} <= caps
     s = position(hands=[["3C", "KS"], ["KD", "9S"]], loose=["10H"], options={"face_values": True})
     assert ((13, 0, (("10H", "3C"),)),) in {o[2] for o in played_with(s, "3C")}
 
@@ -416,7 +418,7 @@ def test_c1_ace_14():
     # a table ace counts 1 in a sum of 14 (10 + 3 + A), but is no unit of 14 by itself
     s = position(hands=[["AS", "5H"], ["KD", "9S"]], loose=["10C", "3C", "AH", "AD"], options={"ace_14": True})
     caps = {o[3] for o in played_with(s, "AS") if o[3]}
-    assert caps == {("AH", "AS"), ("AD", "AS"), ("AD", "AH", "AS"),    # as 1: loose aces (larger mask first)
+    assert caps == {("AH", "AS"), ("AD", "AS"), ("AH", "AD", "AS"),    # as 1: loose aces (P27: one block)
                     ("10C", "3C", "AH", "AS"), ("10C", "3C", "AD", "AS")}   # as 14: 10 + 3 + A
     s_off = position(hands=[["AS", "5H"], ["KD", "9S"]], loose=["10C", "4D", "AH", "2S"])
     assert {o[3] for o in played_with(s_off, "AS") if o[3]} == {("AH", "AS")}
@@ -826,6 +828,20 @@ def _canon_groups(blocks):
     return sorted((_k10(b) for b in blocks), key=lambda g: sum(1 << idx(c) for c in g), reverse=True)
 
 
+def _canonical_build(v, groups, fv):
+    """P27, brute force: of every partition of the build's cards into groups summing to v, the one whose group
+    masks, highest first, are lexicographically highest (each group in K10 order)."""
+    cards = [c for g in groups for c in g]
+    if len(groups) < 2:
+        return [_k10(g) for g in groups]
+    best = None
+    for part in _partitions(cards):
+        if all(sum(value(c, fv) or 99 for c in b) == v for b in part):
+            masks = sorted((sum(1 << idx(c) for c in b) for b in part), reverse=True)
+            best = masks if best is None or masks > best else best
+    return [_k10([c for c in cards if m >> idx(c) & 1]) for m in best]
+
+
 def brute_force_afters(state):
     """{canonical JSON of the position right after: (kind, card)} for every play, found by trying every set
     of loose cards in every arrangement into groups, straight from RULES.md C3-C6, P1, P16-P19.  "Keeping V"
@@ -853,7 +869,8 @@ def brute_force_afters(state):
         st = json.loads(json.dumps(state))
         st["hands"][p] = [c for c in hand if c != card]
         st["table"]["loose"] = by_index(new_loose)
-        st["table"]["builds"] = [{"value": v, "owner": ow, "groups": gs} for v, (ow, gs) in sorted(new_builds.items())]
+        st["table"]["builds"] = [{"value": v, "owner": ow, "groups": _canonical_build(v, gs, fv)}
+                                 for v, (ow, gs) in sorted(new_builds.items())]
         if captured is not None:
             st["piles"][p] = st["piles"][p] + captured
             st["last_capturer"] = p
@@ -884,7 +901,7 @@ def brute_force_afters(state):
                         continue
                     nb = dict(builds)
                     captured = [c for g in nb.pop(take)[1] for c in g] if take is not None else []
-                    captured += [c for g in _canon_groups(part) for c in g] + [card]
+                    captured = _k10(captured + [c for g in part for c in g]) + [card]     # P27: one block
                     emit("capture", card, [c for c in loose if c not in used], nb, captured)
         for w, (ow, gs) in builds.items():                        # P19
             nv = w + pv
@@ -1017,3 +1034,41 @@ def test_against_brute_force_aces(options):
             assert keeps(m.after["hands"][p], owned, options)
             both_after += {1, 14} <= set(owned)
     assert both_before >= 10 and both_after >= 20, (both_before, both_after)
+
+
+# ------------------------------------------------------------------------------------------------ P27 card sets
+def test_p27_moves_a_player_can_tell_apart():
+    """P27 (issue 36's example): seat 0 holds 6D 6C, loose 2S 2H 4S 4H. "6C takes 4H + 2H and 4S + 2S" and "6C
+    takes 4H + 2S and 4S + 2H" put the same cards on the pile, and the two groupings of "build 6 with 6C and
+    both pairs" leave the same build: 22 moves, not 26."""
+    s = position(hands=[["6D", "6C"], ["2D", "3D"]], loose=["2S", "2H", "4S", "4H"])
+    moves = ENGINE.legal_moves(s)
+    assert len(moves) == 22
+    assert len({canon(m.result) for m in moves}) == 22
+    six = played_with(s, "6C")
+    caps = sorted(o[3] for o in six if o[3])
+    assert caps == sorted([("4S", "2S", "6C"), ("4S", "2H", "6C"), ("4H", "2S", "6C"), ("4H", "2H", "6C"),
+                           ("4S", "4H", "2S", "2H", "6C")])
+    builds = {o[2] for o in six if o[2]}
+    assert len(builds) == 5
+    assert ((6, 0, (("6C",), ("4H", "2H"), ("4S", "2S"))),) in builds     # the canonical grouping of the both
+    assert ((6, 0, (("6C",), ("4H", "2S"), ("4S", "2H"))),) not in builds
+
+
+def test_p27_canonical_grouping_of_a_multiple_build():
+    """P27: a multiple build is written with its canonical grouping whatever grouping made it or was read in:
+    the group of the highest card with the highest mask that leaves cards still splitting into groups of the
+    value (5 + 4 would leave 3 + 3 + 3 + 2, which does not split into tens, so 5 goes with 3D + 2S). Its hash
+    is that of its card set."""
+    a = position(hands=[["9S", "QC"], ["10D", "3C"]], builds=[(10, 1, [["5S", "3D", "2S"], ["4S", "3S", "3H"]])])
+    b = position(hands=[["9S", "QC"], ["10D", "3C"]], builds=[(10, 1, [["4S", "3D", "3S"], ["5S", "3H", "2S"]])])
+    assert R.state_hash(a) == R.state_hash(b)
+    for s in (a, b):
+        (after,) = [m.result for m in ENGINE.legal_moves(s) if m.card == "9S"]       # the trail
+        assert after["table"]["builds"] == [{"value": 10, "owner": 1,
+                                             "groups": [["5S", "3D", "2S"], ["4S", "3S", "3H"]]}]
+    # a load keeps the card set: the same build whichever pairing the added cards were grouped with
+    s = position(hands=[["6C", "6D"], ["6S", "3D"]], loose=["4S", "2S", "4H", "2H"],
+                 builds=[(6, 1, [["6H"]])])
+    loads = {o[2] for o in played_with(s, "6C") if o[2] and len(o[2][0][2]) == 4}
+    assert loads == {((6, 0, (("6C",), ("6H",), ("4H", "2H"), ("4S", "2S"))),)}

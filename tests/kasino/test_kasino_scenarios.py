@@ -103,3 +103,18 @@ def test_pairs_totals_and_winner_on_the_core():
     assert [x["score"] for x in sc[:3]] == [3, 2, 3] and sc[0]["team_score"] == sc[2]["team_score"] == 6
     assert sc[1]["team_score"] == sc[3]["team_score"] == 43 - 6
     assert engine.winner(s) == 0
+
+
+@pytest.mark.parametrize("engine_name", ["reference", "core"])
+def test_p27_kasino_captures_of_the_same_cards_are_one_move(engine_name, monkeypatch):
+    """P27's test applied to Kasino (face-down piles, no builds): with 2S 2H 4S 4H on the table a played 6 takes
+    both pairs (N2: maximal), and the two pairings of them are one move, whose cards go on the pile in
+    card-index order under the played card (P23); the two sixes in hand are two moves."""
+    if engine_name == "core":
+        monkeypatch.setattr(scenarios, "ENGINE", Core)
+    s = scenarios.position(hands=[["6D", "6C"], ["2C", "QH"]], table=["2S", "2H", "4S", "4H"])
+    moves = scenarios.moves_of(s)
+    assert scenarios.summary(moves) == {("6D", "capture", ("2S", "2H", "4S", "4H")),
+                                        ("6C", "capture", ("2S", "2H", "4S", "4H"))}
+    assert sorted(m.result["piles"][0][-5:] for m in moves) == [["2S", "2H", "4S", "4H", "6C"],
+                                                                ["2S", "2H", "4S", "4H", "6D"]]
