@@ -167,7 +167,7 @@ class Format:
 
 _LATER_FIELDS = ("turn_order", "refill", "tiebreak", "series", "teams", "lead_choice", "family", "partner_rules",
                  "face_values", "ace_14", "sweeps", "load_owns", "no_trail_own_build", "match_target",
-                 "later_hand", "match_rounds")
+                 "later_hand", "match_rounds", "card_sets")
 
 
 # The integer options' ranges and what their values mean, of every family (each family's record holds its own).
