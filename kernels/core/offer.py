@@ -67,12 +67,33 @@ def pile_hash_group(seat, pos, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def groups_union(ws, ng):
-    """The cards of a candidate's groups (WS_GBUF[:ng])."""
-    m = 0
+def last_capture_terms(ws, p):
+    """The key terms of seat p becoming the last capturer."""
+    lc = ws[C_LASTCAP]
+    if lc == p:
+        return np.uint64(0)
+    return (z_last(lc) if lc >= 0 else np.uint64(0)) ^ z_last(p)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def card_set_terms(ws, p, kind, c, value, target, ng):
+    """P27 (Cassino's piles and builds as card sets): the key terms of a capture, build or load (groups at
+    WS_GBUF[:ng]) beyond the played card's and the used table cards' own. A capture puts the table cards it
+    takes on the pile as one block under the played card; a build's term is Z(4, v, 0, its cards)."""
+    cards = 0
     for i in range(ng):
-        m |= ws[WS_GBUF + i]
-    return m
+        cards |= ws[WS_GBUF + i]
+    if kind == KIND_CAPTURE:
+        key = np.uint64(0)
+        if target > 0:
+            key ^= np.uint64(ws[C_BHASH + target])
+            cards |= ws[C_BMASK + target]
+        h, pos = pile_hash_group(p, ws[C_MYPLEN], cards)
+        return key ^ h ^ z_pile(p, pos, c) ^ last_capture_terms(ws, p)
+    if kind == KIND_BUILD:
+        return z_build(value, ws[C_MKOWNER]) ^ z_group(value, 0, cards)
+    old = ws[C_BMASK + value]       # a load: the build's cards grow; C4: the adder becomes the owner
+    return z_group(value, 0, old) ^ z_group(value, 0, old | cards) ^ np.uint64(ws[C_LOADKEY + value])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -111,21 +132,18 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
 
     key = z_hand(p, c) ^ np.uint64(uhash)    # the loose and pile cards leave their places
     pile_used = popcount(pile_cards)
-    if kind == KIND_CAPTURE:
+    if ws[C_CARD_SETS] and kind != KIND_CHANGE:
+        key ^= card_set_terms(ws, p, kind, c, value, target, ng)
+    elif kind == KIND_CAPTURE:
         pos = ws[C_MYPLEN]
         if target > 0:
             key ^= np.uint64(ws[C_BHASH + target])
-        if ws[C_CARD_SETS]:         # P27: the table cards taken go on the pile as one block
-            h, pos = pile_hash_group(p, pos, groups_union(ws, ng) | (ws[C_BMASK + target] if target > 0 else 0))
-            key ^= h
-        else:
-            if target > 0:
-                for i in range(ws[C_BNGV + target]):
-                    h, pos = pile_hash_group(p, pos, ws[C_BGRP + target * MAX_GROUPS + i])
-                    key ^= h
-            for i in range(ng):
-                h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
+            for i in range(ws[C_BNGV + target]):
+                h, pos = pile_hash_group(p, pos, ws[C_BGRP + target * MAX_GROUPS + i])
                 key ^= h
+        for i in range(ng):
+            h, pos = pile_hash_group(p, pos, ws[WS_GBUF + i])
+            key ^= h
         key ^= z_pile(p, pos, c)
         lc = ws[C_LASTCAP]
         if lc != p:
@@ -134,19 +152,12 @@ def offer(ws, p, kind, c, value, target, used, ng, uhash):
             key ^= z_last(p)
     elif kind == KIND_BUILD:
         key ^= z_build(value, ws[C_MKOWNER])     # the mover, or his partner in a P14 rebuild
-        if ws[C_CARD_SETS]:         # P27: a build is its cards
-            key ^= z_group(value, 0, groups_union(ws, ng))
-        else:
-            for i in range(ng):
-                key ^= z_group(value, i, ws[WS_GBUF + i])
+        for i in range(ng):
+            key ^= z_group(value, i, ws[WS_GBUF + i])
     elif kind == KIND_LOAD:
-        if ws[C_CARD_SETS]:         # P27: the build's cards grow by the played and the used cards
-            old = ws[C_BMASK + value]
-            key ^= z_group(value, 0, old) ^ z_group(value, 0, old | groups_union(ws, ng))
-        else:
-            base = ws[C_BNGV + value]
-            for i in range(ng):
-                key ^= z_group(value, base + i, ws[WS_GBUF + i])
+        base = ws[C_BNGV + value]
+        for i in range(ng):
+            key ^= z_group(value, base + i, ws[WS_GBUF + i])
         key ^= np.uint64(ws[C_LOADKEY + value])     # C4: the adder becomes the owner (0 in Khasino)
     else:  # change: target = old value, value = new value, group 0 = the added cards
         g0 = ws[C_BGRP + target * MAX_GROUPS]

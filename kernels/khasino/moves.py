@@ -97,10 +97,9 @@ def prepare_position(st, rules, p, ws):
             g = st[S_BGROUPS + v * MAX_GROUPS + i]
             ws[C_BGRP + v * MAX_GROUPS + i] = g
             bm |= g
-            if not card_sets:
-                bh ^= z_group(v, i, g)
+            bh ^= z_group(v, i, g)
         if card_sets:               # P27: a build is its cards (its grouping leaves no trace)
-            bh ^= z_group(v, 0, bm)
+            bh = z_build(v, o) ^ z_group(v, 0, bm)
         ws[C_BNGV + v] = ng
         ws[C_BMASK + v] = bm
         ws[C_BHASH + v] = np.int64(bh)
