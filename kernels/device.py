@@ -10,7 +10,9 @@ import numpy as np
 from numba import njit
 
 from .cassino.game import play_round
-from .core.layout import G_MATCH
+from .core.heuristic import searches
+from .core.layout import FAMILY_KHASINO, G_MATCH
+from .core.specialise import call
 from .kasino.game import play_kasino_match
 from .khasino.game import play_game
 from .khasino.state import series_leader
@@ -22,7 +24,7 @@ UNIT_KASINO = 2         # Kasino matches of a fixed number of rounds (N7), or si
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def games_unit(t, rules, seeds, bots, out, st, deck, ws, stream, check, series):
+def games_unit(searching, t, rules, seeds, bots, out, st, deck, ws, stream, check, series):
     """Games t*series .. t*series+series-1 of `seeds` (those that exist) into out[g]: what `_play_batch` plays
     for them (a series starts at a multiple of `series`; each later game led by the previous one's loser)."""
     trace = st[0:0]
@@ -31,11 +33,12 @@ def games_unit(t, rules, seeds, bots, out, st, deck, ws, stream, check, series):
         if g >= seeds.shape[0]:
             return
         leader = series_leader(rules, out[g - 1]) if j > 0 else 0
-        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream, leader)
+        play_game(FAMILY_KHASINO, searching, rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream,
+                  leader)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def matches_unit(t, rules, seeds, bots, rows, used, st, deck, ws, stream, check, single, cap):
+def matches_unit(searching, t, rules, seeds, bots, rows, used, st, deck, ws, stream, check, single, cap):
     """Cassino match t (with `single`, its first round as a match of one) into rows[t*cap .. t*cap+cap-1], as
     `_play_matches` plays it; used[t] = the rounds played, or -1 when the match needs more than `cap` rows (the
     launcher plays it again on the CPU: no cap on rounds). G_MATCH is t."""
@@ -46,7 +49,7 @@ def matches_unit(t, rules, seeds, bots, rows, used, st, deck, ws, stream, check,
         if k >= cap:
             used[t] = -1
             return
-        w = play_round(rules, seeds[t], rnd, bots[t], st, deck, ws, rows[base + k],
+        w = play_round(searching, rules, seeds[t], rnd, bots[t], st, deck, ws, rows[base + k],
                        rows[base + k - 1 if k > 0 else base], check, stream, single)
         rows[base + k, G_MATCH] = t
         k += 1
@@ -65,12 +68,12 @@ def kasino_unit(t, rules, seeds, bots, rows, zero, st, deck, ws, stream, check, 
 
 
 @njit(cache=True, nogil=True)
-def _units_on_cpu(kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, check, param, cap):
+def _units_on_cpu(searching, kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, check, param, cap):
     for t in range(used.shape[0]):      # unit t in scratch slot t, as thread t of a launch (a wave <= its slots)
         if kind == UNIT_GAMES:
-            games_unit(t, rules, seeds, bots, rows, sts[t], decks[t], wss[t], streams[t], check, param)
+            games_unit(searching, t, rules, seeds, bots, rows, sts[t], decks[t], wss[t], streams[t], check, param)
         elif kind == UNIT_MATCHES:
-            matches_unit(t, rules, seeds, bots, rows, used, sts[t], decks[t], wss[t], streams[t], check,
+            matches_unit(searching, t, rules, seeds, bots, rows, used, sts[t], decks[t], wss[t], streams[t], check,
                          param != 0, cap)
         else:
             kasino_unit(t, rules, seeds, bots, rows, zero, sts[t], decks[t], wss[t], streams[t], check, param)
@@ -79,5 +82,5 @@ def _units_on_cpu(kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, s
 def units_on_cpu(kind, rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, check, param, cap):
     """The device launch's work done by a CPU loop over the units, with the same arrays: the tests' stand-in for
     the GPU (the launcher's array layout and the unit bodies are exercised; only the launch is not)."""
-    _units_on_cpu(np.int64(kind), rules, seeds, bots, rows, used, zero, sts, decks, wss, streams, bool(check),
-                  np.int64(param), np.int64(cap))
+    call(_units_on_cpu, (searches(bots),), np.int64(kind), rules, seeds, bots, rows, used, zero, sts, decks, wss,
+         streams, bool(check), np.int64(param), np.int64(cap))

@@ -2,52 +2,93 @@
 
 `generate` offers every legal move of the seat to play to the sink the caller started (`sink.sink_begin`):
 a bot's running best, or a listing window. The shared group layer is `groups`; each family's move rules
-sit on it in a module of their own (`khasino.moves` for K3–K11, `cassino.moves` for C3–C6; Kasino to come).
+sit on it in a module of their own (`khasino.moves` for K3–K11, `cassino.moves` for C3–C6; Kasino's game is
+compiled apart). The family is a compile-time argument (kernels/core/specialise.py): a Khasino game compiles
+Khasino's move rules only.
 """
-from numba import njit
+import numpy as np
+from numba import literally, njit
+from numba.extending import overload
 
 from .cassino.moves import gen_hand_cassino
 from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, R_FAMILY, SINK_GREEDY
 from .core.sink import sink_begin
+from .core.specialise import call, literal_value
 from .khasino.moves import gen_hand, prepare_position
 
+_JIT = {"cache": True, "nogil": True, "_nrt": False}
 
-@njit(cache=True, nogil=True, _nrt=False)
-def generate(st, rules, p, ws):
+
+def generate(family, st, rules, p, ws):
     """Offer every legal move of seat p to the sink; returns the number offered (duplicates by key
     included, P7). ws[C_OVERFLOW] is set if a scratch bound was exceeded (a guard: never in any listed
-    format, docs/ENGINE.md "Scratch bounds")."""
-    ws[C_OVERFLOW] = 0
-    prepare_position(st, rules, p, ws)
-    if ws[C_SINK] == SINK_GREEDY:
-        gen_moves(st, rules, p, ws, True, False)
-        if ws[C_FOUND] == 0:
-            gen_moves(st, rules, p, ws, False, True)
-    else:
-        gen_moves(st, rules, p, ws, True, True)
-    return ws[C_SEEN]
+    format, docs/ENGINE.md "Scratch bounds"). Compiled per family (`family` a literal, the overload below): a
+    Khasino game compiles Khasino's move rules only.
+
+    For each hand card its captures, then the rest (builds, loads, changes, trail). A greedy sink is handed the
+    captures of every hand card first, and the other moves only if there is no capture: a capture takes at
+    least one card besides the played one, so its features (points, cards, ...) beat those of every build,
+    load, change or trail (0 points, 0 cards). The moves the greedy bot can choose, and the order of those it
+    compares, are unchanged (captures and the rest never share a key)."""
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def gen_moves(st, rules, p, ws, captures, others):
-    """The family's moves for each hand card: its captures (if `captures`), then the rest (if `others`).
+def first_pass(st, rules, p, ws):
+    """Prepare the position; the (captures, others) flags of the first pass over the hand: a greedy sink is
+    handed the captures alone first."""
+    ws[C_OVERFLOW] = 0
+    prepare_position(st, rules, p, ws)
+    return True, ws[C_SINK] != SINK_GREEDY
 
-    A greedy sink is handed the captures of every hand card first, and the other moves only if there is no
-    capture (`generate`): a capture takes at least one card besides the played one, so its features (points,
-    cards, ...) beat those of every build, load, change or trail (0 points, 0 cards). The moves the greedy bot
-    can choose, and the order of those it compares, are unchanged (captures and the rest never share a key)."""
-    if rules[R_FAMILY] == FAMILY_CASSINO:
-        gen_hand_cassino(st, rules, p, ws, captures, others)
-    else:
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def next_pass(ws, captures, others):
+    """The flags of the pass after (captures, others): the other moves after a greedy sink's captures pass that
+    found none, else none (False, False)."""
+    if captures and not others and ws[C_FOUND] == 0:
+        return False, True
+    return False, False
+
+
+# Each family's generator is one inlined copy of its move rules, run a second time for a greedy sink that met no
+# capture: a copy per flag pair (three) cost 40 of the core's compile seconds, two copies (the captures alone
+# for a greedy sink's first pass) 17 (docs/ENGINE.md, "Compile time").
+def _generate_khasino(family, st, rules, p, ws):
+    captures, others = first_pass(st, rules, p, ws)
+    while captures or others:
         gen_hand(st, rules, p, ws, captures, others)
+        captures, others = next_pass(ws, captures, others)
+    return ws[C_SEEN]
+
+
+def _generate_cassino(family, st, rules, p, ws):
+    captures, others = first_pass(st, rules, p, ws)
+    while captures or others:
+        gen_hand_cassino(st, rules, p, ws, captures, others)
+        captures, others = next_pass(ws, captures, others)
+    return ws[C_SEEN]
+
+
+@overload(generate, prefer_literal=True, jit_options=_JIT)
+def _generate(family, st, rules, p, ws):
+    value = literal_value(family)
+    if value is None:
+        return lambda family, st, rules, p, ws: literally(family)
+    return _generate_cassino if value == FAMILY_CASSINO else _generate_khasino
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def list_window(st, rules, p, ws, mode, lo, hi):
+def list_moves(family, st, rules, p, ws, mode, lo, hi):
     """Generate seat p's moves into a listing workspace: candidates lo .. hi-1 (generation order) are written
     from WS_LIST as records (SINK_LIST) or keys (SINK_KEYS). Returns the total number of candidates."""
     sink_begin(ws, mode, 0, lo, hi)
-    return generate(st, rules, p, ws)
+    return generate(family, st, rules, p, ws)
+
+
+def list_window(st, rules, p, ws, mode, lo, hi):
+    """`list_moves` for the ruleset's family (Khasino or Cassino), called from the host."""
+    return call(list_moves, (rules[R_FAMILY],), st, rules, np.int64(p), ws, np.int64(mode), np.int64(lo),
+                np.int64(hi))
 
 
 @njit(cache=True, nogil=True, _nrt=False)

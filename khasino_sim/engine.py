@@ -10,7 +10,7 @@ import numpy as np
 
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.bits import card_name, parse_card, mask_cards
-from khasino_sim.kernels.khasino.game import play_game as _play_game
+from khasino_sim.kernels.khasino.game import play_one_game as _play_game
 from khasino_sim.kernels.movegen import list_window, prepare_only
 from khasino_sim.kernels.core.workspace import new_workspace
 from khasino_sim.kernels.khasino.state import (apply_move, apply_stay, advance, stay_partner, trail_fallback, position_hash)
@@ -410,7 +410,7 @@ def bot_move(state, bot, draw_seed):
     """The move `bot` plays in `state`, its one draw taken from a bot stream seeded with `draw_seed`.
 
     The bot is handed the seat's observation and the candidates only (docs/ENGINE.md, "Bots")."""
-    from khasino_sim.kernels.khasino.search import decide, NO_DECISION
+    from khasino_sim.kernels.khasino.search import bot_decides as decide, NO_DECISION
     fmt, st, decision = parse(state)
     rules = fmt.rules_array()
     code = bot_id(bot)          # registered first: the workspace is sized for the process's search bots

@@ -17,6 +17,7 @@ scripts/gpu_check.py measures both on a GPU machine; docs/ENGINE.md "GPU backend
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.heuristic import searches
 
 LAYOUTS = ("global", "local")
 DEFAULT_LAYOUT = "global"
@@ -63,9 +64,11 @@ def device_name():
 _KERNELS = {}
 
 
-def _cuda_kernel(kind, layout):
-    """The CUDA kernel for units of `kind` (device.UNIT_*) with scratch `layout`: thread t plays unit t."""
-    key = (kind, layout)
+def _cuda_kernel(kind, layout, searching=0):
+    """The CUDA kernel for units of `kind` (device.UNIT_*) with scratch `layout`: thread t plays unit t. With
+    `searching` 1 the search bots' code is compiled in (kernels/core/specialise.py)."""
+    searching = int(searching)
+    key = (kind, layout, searching)
     if key in _KERNELS:
         return _KERNELS[key]
     from numba import cuda, int64, uint64
@@ -86,10 +89,10 @@ def _cuda_kernel(kind, layout):
                     deck[i] = 0
                 stream[0] = 0
                 if kind == D.UNIT_GAMES:
-                    D.games_unit(t, rules, seeds, bots, rows, st, deck, wss[t], stream, check, param)
+                    D.games_unit(searching, t, rules, seeds, bots, rows, st, deck, wss[t], stream, check, param)
                 elif kind == D.UNIT_MATCHES:
-                    D.matches_unit(t, rules, seeds, bots, rows, used, st, deck, wss[t], stream, check, param != 0,
-                                   cap)
+                    D.matches_unit(searching, t, rules, seeds, bots, rows, used, st, deck, wss[t], stream, check,
+                                   param != 0, cap)
                 else:
                     D.kasino_unit(t, rules, seeds, bots, rows, zero, st, deck, wss[t], stream, check, param)
     else:
@@ -98,10 +101,11 @@ def _cuda_kernel(kind, layout):
             t = cuda.grid(1)
             if t < used.shape[0]:
                 if kind == D.UNIT_GAMES:
-                    D.games_unit(t, rules, seeds, bots, rows, sts[t], decks[t], wss[t], streams[t], check, param)
+                    D.games_unit(searching, t, rules, seeds, bots, rows, sts[t], decks[t], wss[t], streams[t], check,
+                                 param)
                 elif kind == D.UNIT_MATCHES:
-                    D.matches_unit(t, rules, seeds, bots, rows, used, sts[t], decks[t], wss[t], streams[t], check,
-                                   param != 0, cap)
+                    D.matches_unit(searching, t, rules, seeds, bots, rows, used, sts[t], decks[t], wss[t], streams[t],
+                                   check, param != 0, cap)
                 else:
                     D.kasino_unit(t, rules, seeds, bots, rows, zero, sts[t], decks[t], wss[t], streams[t], check,
                                   param)
@@ -164,7 +168,7 @@ class _Device:
         d_rows = cuda.to_device(rows)
         d_used = cuda.to_device(used)
         blocks = (n + self.tpb - 1) // self.tpb
-        _cuda_kernel(kind, self.layout)[blocks, self.tpb](
+        _cuda_kernel(kind, self.layout, searches(bots))[blocks, self.tpb](
             cuda.to_device(rules), cuda.to_device(seeds), cuda.to_device(bots), d_rows, d_used, cuda.to_device(zero),
             sts, decks, wss, streams, bool(check), np.int64(param), np.int64(cap))
         cuda.synchronize()
@@ -274,12 +278,12 @@ def play_matches(rules, seeds, bots, check=False, single=False, runner=None):
     return np.concatenate(parts) if parts else np.zeros((0, L.STATS_SIZE), dtype=np.int64)
 
 
-def launch_report(kind=0, layout=DEFAULT_LAYOUT, threads_per_block=THREADS_PER_BLOCK):
+def launch_report(kind=0, layout=DEFAULT_LAYOUT, threads_per_block=THREADS_PER_BLOCK, searching=0):
     """The compiled kernel's resources and occupancy on this device (after a launch), for bench notes:
     registers and local memory per thread, active blocks per multiprocessor and the share of the device's
     thread slots they fill. Fields a Numba version cannot tell are left out."""
     from numba import cuda
-    kernel = _KERNELS.get((kind, layout))
+    kernel = _KERNELS.get((kind, layout, int(searching)))
     out = {"layout": layout, "threads_per_block": threads_per_block}
     if kernel is None or not kernel.overloads:
         return out

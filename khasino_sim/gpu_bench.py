@@ -79,11 +79,18 @@ def run(formats=DEFAULT_FORMATS, pairings=DEFAULT_PAIRINGS, games=DEFAULT_GAMES,
                     "kernel_games_per_s": games / kernel_s, "end_to_end_games_per_s": games / run_s,
                     "cpu_games": n_cpu, "cpu_games_per_s": n_cpu / cpu_s,
                     "turns_per_game": float(rows[:, L.G_TURNS].mean()),
-                    "launch": gpu.launch_report(_unit_kind(fmt), layout, threads_per_block)}
+                    "launch": gpu.launch_report(_unit_kind(fmt), layout, threads_per_block, _searching(bots))}
             report["results"].append(cell)
             if progress:
                 progress(format_cell(cell))
     return report
+
+
+def _searching(bots):
+    """Whether the pairing's kernel has the search compiled in (kernels/core/specialise.py)."""
+    from khasino_sim.kernels.core.heuristic import searches
+    from .engine import bot_id
+    return searches([bot_id(b) for b in bots])
 
 
 def format_cell(c):

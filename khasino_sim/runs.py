@@ -279,21 +279,33 @@ def warm_up(spec):
     cost fell on the workers' first chunk, where the threads queued behind one another for it."""
     from khasino_sim.kernels.khasino.game import play_batch
     from khasino_sim.kernels.dispatch import play_matches
+    from .engine import bot_id
     import pyarrow as pa
     import pyarrow.parquet as pq
     t = time.time()
     fmt = spec.fmt()
-    codes = np.zeros((1, fmt.seats), dtype=np.int64)
-    if spec.matches():
-        rows = play_matches(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes, single=spec.rounds == 1)
+    codes = spec.bot_codes(0, 1)
+    ids = np.array([bot_id(n) for n in spec.bot_names()], dtype=np.int64)[codes]   # the run's own bots: the
+    if spec.matches():                                      # kernels compiled are those the run calls
+        rows = play_matches(fmt.rules_array(), np.zeros(1, dtype=np.uint64), ids, single=spec.rounds == 1)
         tables = storage.match_tables
     else:
-        rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), codes)
+        rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), ids)
         tables = storage.shard_tables
-    for table in tables(rows, 0, codes, spec.bot_names()[:1], fmt.name, fmt.rules_hash(),
+    for table in tables(rows, 0, codes, spec.bot_names(), fmt.name, fmt.rules_hash(),
                         _meta(spec, 0, 0, 1, "")):
         pq.write_table(table, pa.BufferOutputStream(), compression="zstd")
     return time.time() - t
+
+
+def compiled_parts(spec):
+    """What a run of `spec` compiles (or loads from Numba's disk cache): its family's game and move rules, and
+    the search if one of its bots searches (kernels/core/specialise.py), for the progress line."""
+    from khasino_sim.kernels.core.heuristic import searches
+    from .engine import bot_id
+    fmt = spec.fmt()
+    search = searches([bot_id(n) for n in spec.bot_names()])
+    return f"{fmt.family} {'game with the search' if search else 'game'} for {', '.join(spec.bot_names())}"
 
 
 def _prepare_out(out, spec, resume, force, log=None):

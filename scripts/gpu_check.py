@@ -71,24 +71,26 @@ def ptx(cc, kinds, layouts, assemble=False):
         compute_capability = cc
     dispatcher.get_current_device = lambda: _Device()
     ok = True
-    for kind in kinds:
-        for layout in layouts:
-            t = time.time()
-            kernel = gpu._cuda_kernel(kind, layout)
-            try:
-                code, _ = cuda.compile_ptx(kernel.py_func, SIGNATURE, cc=cc)
-                print(f"unit kind {kind}, layout {layout}: PTX for sm_{cc[0]}{cc[1]}, {len(code):,} bytes, "
-                      f"{code.count('.local'):,} local declarations ({time.time() - t:.0f} s)", flush=True)
-                if assemble:
-                    t = time.time()
-                    r = ptxas(code, cc)
-                    print(f"  ptxas: {r.get('error') or ''}" if "error" in r else
-                          f"  ptxas: {r['registers']} registers, {r['stack_bytes']} B stack frame, "
-                          f"{r['spill_stores']} B spill stores, occupancy at 64 threads per block "
-                          f"{r['occupancy_64']:.1%} (register-limited; {time.time() - t:.0f} s)", flush=True)
-            except Exception as e:      # noqa: BLE001 (report and go on with the others)
-                ok = False
-                print(f"unit kind {kind}, layout {layout}: FAILED: {str(e).splitlines()[0]}", flush=True)
+    for kind, layout, searching in [(k, lay, s) for k in kinds for lay in layouts for s in (0, 1)]:
+        if searching and kind == 2:
+            continue            # Kasino's game is compiled apart, with its search always in
+        t = time.time()
+        kernel = gpu._cuda_kernel(kind, layout, searching)
+        name = f"unit kind {kind}, layout {layout}, {'with' if searching else 'without'} the search"
+        try:
+            code, _ = cuda.compile_ptx(kernel.py_func, SIGNATURE, cc=cc)
+            print(f"{name}: PTX for sm_{cc[0]}{cc[1]}, {len(code):,} bytes, "
+                  f"{code.count('.local'):,} local declarations ({time.time() - t:.0f} s)", flush=True)
+            if assemble:
+                t = time.time()
+                r = ptxas(code, cc)
+                print(f"  ptxas: {r.get('error') or ''}" if "error" in r else
+                      f"  ptxas: {r['registers']} registers, {r['stack_bytes']} B stack frame, "
+                      f"{r['spill_stores']} B spill stores, occupancy at 64 threads per block "
+                      f"{r['occupancy_64']:.1%} (register-limited; {time.time() - t:.0f} s)", flush=True)
+        except Exception as e:      # noqa: BLE001 (report and go on with the others)
+            ok = False
+            print(f"{name}: FAILED: {str(e).splitlines()[0]}", flush=True)
     return ok
 
 

@@ -93,7 +93,7 @@ def test_heuristic_build_risk_is_the_hypergeometric_chance(fmt):
 
     import numpy as np
 
-    from khasino_sim.kernels.khasino.search import decide, NO_DECISION
+    from khasino_sim.kernels.khasino.search import bot_decides as decide, NO_DECISION
     from tests.helpers import positions
     options = {"ace_14": True, "face_values": True} if fmt == "cassino-ace14" else None
     name = "cassino" if options else fmt

@@ -7,9 +7,9 @@ import pytest
 from khasino_sim import engine
 from khasino_sim.formats import get_format, with_options
 from khasino_sim.kernels.core import layout as L
-from khasino_sim.kernels.khasino.game import play_game, cards_accounted
+from khasino_sim.kernels.khasino.game import play_one_game as play_game, cards_accounted
 from khasino_sim.kernels.core.workspace import new_workspace
-from khasino_sim.kernels.khasino.search import decide, NO_DECISION
+from khasino_sim.kernels.khasino.search import bot_decides as decide, NO_DECISION
 from khasino_sim.kernels.core.rng import bot_stream_seed
 from khasino_sim.kernels.khasino.state import init_state, apply_move, advance, score
 from khasino_sim.kernels.core.deal import shuffle_deck

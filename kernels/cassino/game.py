@@ -5,11 +5,12 @@ from numba import njit
 from ..core.bits import TEN_DIAMONDS, TWO_SPADES
 from ..core.deal import shuffle_deck
 from ..core.layout import (
-    G_DEALER, G_LEADER, G_MATCH, G_MATCH_WINNER, G_ROUND, G_SEAT0, G_SEED, G_WINNER, R_CARD_POINTS, R_DECK,
-    R_MATCH_TARGET, R_NEXT, R_SEATS, R_SWEEPS, R_TEAM, SEAT_FIELDS, SEAT_MATCH_TOTAL, SEAT_MOST_CARDS,
-    SEAT_MOST_SPADES, SEAT_SCORE, STATE_SIZE, STATS_SIZE, S_DEALER, S_ROUND, S_SCORES, S_SWEEPS, S_TO_MOVE,
+    FAMILY_CASSINO, G_DEALER, G_LEADER, G_MATCH, G_MATCH_WINNER, G_ROUND, G_SEAT0, G_SEED, G_WINNER,
+    R_CARD_POINTS, R_DECK, R_MATCH_TARGET, R_NEXT, R_SEATS, R_SWEEPS, R_TEAM, SEAT_FIELDS, SEAT_MATCH_TOTAL,
+    SEAT_MOST_CARDS, SEAT_MOST_SPADES, SEAT_SCORE, STATE_SIZE, STATS_SIZE, S_DEALER, S_ROUND, S_SCORES, S_SWEEPS, S_TO_MOVE,
 )
 from ..core.rng import bot_stream_seed, round_seed
+from ..core.specialise import call
 from ..core.teams import first_of_team
 from ..core.workspace import new_workspace
 from ..khasino.game import run_game
@@ -94,7 +95,7 @@ def start_round(rules, seed, rnd, st, deck, stream):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_dealt_round(rules, seed, rnd, bots, st, deck, ws, row, prev, check, stream, trace):
+def play_dealt_round(searching, rules, seed, rnd, bots, st, deck, ws, row, prev, check, stream, trace):
     """Deal round `rnd` from the round seed `seed` (its deal and bot streams, docs/ENGINE.md), with the match
     totals before it from the row `prev` (SEAT_MATCH_TOTAL; zeros in round 1), and play it to its end; its
     statistics row (scored) in `row`. Returns the number of keys written to `trace`."""
@@ -108,17 +109,17 @@ def play_dealt_round(rules, seed, rnd, bots, st, deck, ws, row, prev, check, str
     row[G_DEALER] = st[S_DEALER]
     row[G_ROUND] = rnd
     stream[0] = bot_stream_seed(seed)
-    return run_game(rules, bots, stream, st, ws, row, trace, check)
+    return run_game(FAMILY_CASSINO, searching, rules, bots, stream, st, ws, row, trace, check)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_round(rules, match_seed, rnd, bots, st, deck, ws, row, prev, check, stream, single):
+def play_round(searching, rules, match_seed, rnd, bots, st, deck, ws, row, prev, check, stream, single):
     """Round `rnd` of the match with seed `match_seed` (its seed: `round_seed`), the match totals before it from
     the previous round's row `prev` (unused in round 1): played, scored into `row` and counted towards the match
     (P21), or with `single` as a match of one round (its winner the round's). Returns the match's winning team
     (single: the round's, -1 on a tie), -1 while the match goes on."""
-    play_dealt_round(rules, round_seed(match_seed, rnd), rnd, bots, st, deck, ws, row, prev, check, stream,
-                     row[0:0])
+    play_dealt_round(searching, rules, round_seed(match_seed, rnd), rnd, bots, st, deck, ws, row, prev, check,
+                     stream, row[0:0])
     row[G_SEED] = np.int64(np.uint64(match_seed))
     if single:
         for s in range(rules[R_SEATS]):
@@ -130,7 +131,7 @@ def play_round(rules, match_seed, rnd, bots, st, deck, ws, row, prev, check, str
 
 
 @njit(cache=True, nogil=True)
-def _play_matches(rules, seeds, bots, rows, check, ws, single, first):
+def _play_matches(searching, rules, seeds, bots, rows, check, ws, single, first):
     """Play matches first, first + 1, ... (bots[g] for every round of match g), one statistics row per round in
     `rows`, until the matches or the rows run out. A match that does not fit is left for the next call (it is a
     function of its seed, so it is played again from its start). Returns (the next match, rows used)."""
@@ -144,8 +145,8 @@ def _play_matches(rules, seeds, bots, rows, check, ws, single, first):
         while True:
             if k >= rows.shape[0]:
                 return g, start
-            w = play_round(rules, seeds[g], rnd, bots[g], st, deck, ws, rows[k], rows[k - 1 if k > 0 else 0],
-                           check, stream, single)
+            w = play_round(searching, rules, seeds[g], rnd, bots[g], st, deck, ws, rows[k],
+                           rows[k - 1 if k > 0 else 0], check, stream, single)
             rows[k, G_MATCH] = g
             k += 1
             if single or w >= 0:
@@ -159,9 +160,10 @@ def play_matches(rules, seeds, bots, check=False, ws=None, single=False):
     bot ids. Returns the statistics rows, one per round, match by match (G_MATCH: the match's index in `seeds`,
     G_ROUND its round; G_MATCH_WINNER is set on a match's last round). `kernels.dispatch.play_matches` picks
     this or Kasino's by the ruleset's family."""
-    from ..core.heuristic import install_bot_table
+    from ..core.heuristic import install_bot_table, searches
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
+    searching = searches(bots)
     ws = new_workspace() if ws is None else install_bot_table(ws)
     n = seeds.shape[0]
     cap = max(16, 8 * n)
@@ -169,10 +171,18 @@ def play_matches(rules, seeds, bots, check=False, ws=None, single=False):
     g = 0
     while g < n:
         rows = np.zeros((cap, STATS_SIZE), dtype=np.int64)
-        nxt, used = _play_matches(rules, seeds, bots, rows, check, ws, single, g)
+        nxt, used = call(_play_matches, (searching,), rules, seeds, bots, rows, bool(check), ws, bool(single),
+                         np.int64(g))
         if nxt == g:
             cap *= 2            # one match longer than the whole buffer: a larger one (no cap on rounds)
             continue
         parts.append(rows[:used])
         g = nxt
     return np.concatenate(parts) if parts else np.zeros((0, STATS_SIZE), dtype=np.int64)
+
+
+def dealt_round(rules, seed, rnd, bots, st, deck, ws, row, prev, check, stream, trace):
+    """`play_dealt_round` called from the host, compiled with the search if a bot of the round searches."""
+    from ..core.heuristic import searches
+    return call(play_dealt_round, (searches(bots),), rules, np.uint64(seed), np.int64(rnd),
+                np.ascontiguousarray(bots, dtype=np.int64), st, deck, ws, row, prev, bool(check), stream, trace)

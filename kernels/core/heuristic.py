@@ -82,6 +82,16 @@ def search_iterations():
     return n
 
 
+def searches(bots):
+    """1 if a bot code in `bots` (ids, or rows of this process's bot table) is a search bot's, else 0: the
+    `searching` a game kernel is compiled for (kernels/core/specialise.py)."""
+    for code in np.unique(np.asarray(bots, dtype=np.int64)):
+        kind = code if code < BOT_TABLE_BASE else BOT_TABLE[(code - BOT_TABLE_BASE) * BOT_STRIDE]
+        if kind in (BOT_ROLLOUT, BOT_ISMCTS):
+            return 1
+    return 0
+
+
 def install_bot_table(ws):
     """Copy the process's bot table into a workspace (before a kernel call that may meet a bot with
     parameters)."""

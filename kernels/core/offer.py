@@ -232,6 +232,11 @@ def offer_trail(ws, p, c):
     consider(ws, z_hand(p, c) ^ z_loose(c), KIND_TRAIL, c, card_value(c), 0, 0, 0, 0, 0)
 
 
+# `offer` is compiled once per combination of constant arguments at its call sites (a capture of loose cards
+# only, a change, ...): 1.2% of greedy's speed for 4 of the core's compile seconds (docs/ENGINE.md, "Compile time")
+offer.py_func.literal_args = ("p", "kind", "c", "value", "target", "used", "ng", "uhash")
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def offer_followups(ws, kind, value, used, own, key0, c, target, ng, pile_used):
     """K9/P5: every non-empty set of disjoint loose-only groups (none of the cards `used`) added to the builds

@@ -55,7 +55,7 @@ def option_basic(bot, kind, stream):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def decide_basic(bot, st, rules, p, ws, stream):
+def decide_basic(family, bot, st, rules, p, ws, stream):
     """Seat p's bot (one that does not search: kernels/khasino/search.py dispatches) decides: one draw r from the
     bot stream, then every legal move is generated into the bot's sink (kernels/core/sink.py), which keeps the
     running best at WS_BEST. The bot's inputs are the candidates' keys and features, all computed from what seat p
@@ -71,7 +71,7 @@ def decide_basic(bot, st, rules, p, ws, stream):
                SINK_USER if bot == BOT_USER else SINK_RANDOM, r, 0, 0)
     if bot == BOT_HEURISTIC:
         ws[C_BEST_F] = -(1 << 40)   # its score may be negative
-    n = generate(st, rules, p, ws)
+    n = generate(family, st, rules, p, ws)
     if n == 0:
         stream[0] = stream[0] - GOLDEN
     return n

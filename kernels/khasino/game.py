@@ -7,12 +7,13 @@ from ..core.deal import shuffle_deck
 from ..core.layout import (
     C_OVERFLOW, DECIDE_LEAD, DECIDE_STAY, DECISION_TAG, G_AHEAD1, G_BAD, G_LAST_CAP, G_LEADER, G_LEADER2,
     G_NO_MOVE, G_OVERFLOW, G_SEAT0, G_SEED, G_TURNS, G_WINNER, KIND_CAPTURE, MAX_GROUPS, MAX_PILE, MAX_VALUE,
-    M_FCOUNT, M_KEY, M_KIND, M_PILE_USED, M_TARGET, R_DECK, R_LEAD_CHOICE, R_SEATS, R_TEAMS, SEAT_BUILDS,
+    M_FCOUNT, M_KEY, M_KIND, M_PILE_USED, M_TARGET, R_DECK, R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAMS, SEAT_BUILDS,
     SEAT_BUILDS_CAPTURED, SEAT_CAPTURES, SEAT_CHANGES, SEAT_FIELDS, SEAT_FOLLOWUPS, SEAT_LOADS, SEAT_PILE_TAKEN,
     SEAT_STAYS, SEAT_STAY_OFFERS, SEAT_TRAILS, STATE_SIZE, STATS_SIZE, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL, S_HANDS,
     S_LAST_CAP, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_STOCK, S_STOCK_LEN, S_STOCK_POS, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import bot_stream_seed, zterm
+from ..core.specialise import call
 from ..core.workspace import new_workspace
 from .search import NO_DECISION, decide
 from .state import advance, apply_move, apply_stay, init_state, score, series_leader, stay_partner, trail_fallback
@@ -68,7 +69,7 @@ def cards_accounted(st, rules):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
+def run_game(family, searching, rules, bots, bot_stream, st, ws, stats, trace, check):
     """Play the game in `st` to the end, one card played per turn (K3). bots[seat] is a bot id. trace (if long
     enough) receives the key of every decision (docs/ENGINE.md: each card play's key, -1 for a K11 fallback, then
     the Stay option chosen where one was offered); returns the number of keys recorded."""
@@ -76,7 +77,7 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
     nt = 0
     while st[S_OVER] == 0:
         p = st[S_TO_MOVE]
-        n = decide(bots[p], st, rules, p, ws, bot_stream, np.int64(NO_DECISION), np.int64(-1))
+        n = decide(family, searching, bots[p], st, rules, p, ws, bot_stream, np.int64(NO_DECISION), np.int64(-1))
         if ws[C_OVERFLOW]:
             stats[G_OVERFLOW] = 1
         o = G_SEAT0 + p * SEAT_FIELDS
@@ -98,7 +99,8 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
             partner = stay_partner(st, rules, p, kind, target) if rules[R_TEAMS] else -1
             if partner >= 0:        # P15: the partner may keep the captured build on the table
                 stats[G_SEAT0 + partner * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
-                stay = decide(bots[partner], st, rules, partner, ws, bot_stream, np.int64(DECIDE_STAY), p)
+                stay = decide(family, searching, bots[partner], st, rules, partner, ws, bot_stream,
+                              np.int64(DECIDE_STAY), p)
                 if nt < trace.shape[0]:
                     trace[nt] = np.int64(zterm(DECISION_TAG, DECIDE_STAY, stay, 0))
                 nt += 1
@@ -130,10 +132,11 @@ def run_game(rules, bots, bot_stream, st, ws, stats, trace, check):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
+def play_game(family, searching, rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
     """Deal from the game seed and play one whole game led by seat `leader` (in 4p, P11: by the seat team
     AB's first decision chooses); results in the statistics row `stats`. `stream` is a one-element uint64
-    scratch array (the deal stream, then the bot stream). Returns the number of keys written to `trace`."""
+    scratch array (the deal stream, then the bot stream). Returns the number of keys written to `trace`.
+    `family` and `searching` are compile-time (kernels/core/specialise.py); the host calls `play_one_game`."""
     for i in range(stats.shape[0]):
         stats[i] = 0
     stats[G_SEED] = np.int64(game_seed)
@@ -144,17 +147,26 @@ def play_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream,
     stream[0] = bot_stream_seed(game_seed)
     nt = 0
     if rules[R_LEAD_CHOICE]:
-        leader = decide(bots[0], st, rules, np.int64(0), ws, stream, np.int64(DECIDE_LEAD), np.int64(-1))
+        leader = decide(family, searching, bots[0], st, rules, np.int64(0), ws, stream, np.int64(DECIDE_LEAD),
+                        np.int64(-1))
         if trace.shape[0] > 0:
             trace[0] = np.int64(zterm(DECISION_TAG, DECIDE_LEAD, leader, 0))
         nt = 1
     stats[G_LEADER] = leader
     st[S_TO_MOVE] = leader
-    return nt + run_game(rules, bots, stream, st, ws, stats, trace[nt:], check)
+    return nt + run_game(family, searching, rules, bots, stream, st, ws, stats, trace[nt:], check)
+
+
+def play_one_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
+    """`play_game` called from the host, compiled for the ruleset's family and the bots' need of the search."""
+    from ..core.heuristic import searches
+    return call(play_game, (rules[R_FAMILY], searches(bots)), rules, np.uint64(game_seed),
+                np.ascontiguousarray(bots, dtype=np.int64), st, deck, ws, stats, trace, bool(check), stream,
+                np.int64(leader))
 
 
 @njit(cache=True, nogil=True)
-def _play_batch(rules, seeds, bots, out, check, ws, series):
+def _play_batch(family, searching, rules, seeds, bots, out, check, ws, series):
     st = np.zeros(STATE_SIZE, dtype=np.int64)
     deck = np.zeros(104, dtype=np.int64)
     trace = np.zeros(0, dtype=np.int64)
@@ -162,7 +174,7 @@ def _play_batch(rules, seeds, bots, out, check, ws, series):
     for g in range(seeds.shape[0]):
         # P10: the first match of a series is led by seat 0, each later one by the previous one's loser
         leader = series_leader(rules, out[g - 1]) if series > 1 and g % series else 0
-        play_game(rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream, leader)
+        play_game(family, searching, rules, seeds[g], bots[g], st, deck, ws, out[g], trace, check, stream, leader)
 
 
 def play_batch(rules, seeds, bots, check=False, ws=None, series=1):
@@ -170,10 +182,10 @@ def play_batch(rules, seeds, bots, check=False, ws=None, series=1):
 
     `ws` is a workspace to reuse (one per thread); a new one is made when None. With `series` K > 1 the
     games are series of K matches (the batch starts a series): each later match is led as P10 says."""
-    from ..core.heuristic import install_bot_table
+    from ..core.heuristic import install_bot_table, searches
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
     ws = new_workspace() if ws is None else install_bot_table(ws)
-    _play_batch(rules, seeds, bots, out, check, ws, int(series))
+    call(_play_batch, (rules[R_FAMILY], searches(bots)), rules, seeds, bots, out, bool(check), ws, np.int64(series))
     return out

@@ -21,18 +21,20 @@ A reward is in thousandths: half for the result (1 for a win, an equal share on 
 the round's points the seat's team took. Cassino's is its round's (the match totals do not enter).
 """
 import numpy as np
-from numba import njit
+from numba import literally, njit
+from numba.extending import overload
 
 from ..core.deal import draw_below, shuffle_unseen
-from ..core.heuristic import use_weights
+from ..core.heuristic import searches, use_weights
 from ..core.layout import (
     A_CARDS, A_PATH, A_REC, A_REWARD, A_ROOTREC, A_ROW, A_ST, BOT_ISMCTS, BOT_ROLLOUT, C_HW, C_OVERFLOW, C_TKEY,
     DECIDE_LEAD, DECIDE_STAY, DECISION_TAG, G_SEAT0, MAX_GROUPS, MAX_PILE, MAX_VALUE, M_KIND, M_TARGET, REC_SIZE,
-    R_DECK, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SEAT_SCORE, SEL_LEAST, SEL_UCB, STATE_SIZE, STATS_SIZE,
+    R_DECK, R_FAMILY, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SEAT_SCORE, SEL_LEAST, SEL_UCB, STATE_SIZE, STATS_SIZE,
     S_BGROUPS, S_BNG, S_BOWNER, S_HANDS, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_PROMISES, S_STOCK, S_STOCK_LEN,
     S_STOCK_POS, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import next_u64, zterm
+from ..core.specialise import call, literal_value
 from ..core.tree import backup, descend, fold_begin, pick_root, tree_begin, tree_offer, unit_totals
 from .bots import decide_basic, option_basic
 from .state import advance, apply_move, apply_stay, score, stay_partner, trail_fallback
@@ -40,6 +42,7 @@ from ..movegen import generate
 
 
 NO_DECISION = -1
+_JIT = {"cache": True, "nogil": True, "_nrt": False}
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -137,13 +140,13 @@ def play_option(sst, rules, ws, kind, option, mover, partner, rec):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def playout(sst, rules, ws, stream, policy, pending, mover, partner):
+def playout(family, sst, rules, ws, stream, policy, pending, mover, partner):
     """Play the determinised position to its end with the policy bot in every seat (a pending decision first)."""
     if pending != NO_DECISION:
         play_option(sst, rules, ws, pending, option_basic(policy, pending, stream), mover, partner, A_REC)
     while sst[S_OVER] == 0:
         q = sst[S_TO_MOVE]
-        if decide_basic(policy, sst, rules, q, ws, stream) == 0:
+        if decide_basic(family, policy, sst, rules, q, ws, stream) == 0:
             trail_fallback(sst, q)
             advance(sst, rules, q)
             continue
@@ -167,7 +170,7 @@ def rewards(sst, rules, ws):
 
 
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
-def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
+def search(family, kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
     """Run the search for seat p (module docstring). With no pending decision the chosen move's record is left
     at WS_BEST and the number of legal moves is returned (0: none, nothing chosen); with a pending decision
     (`pending` DECIDE_LEAD, or DECIDE_STAY on `mover`'s capture recorded at WS_BEST) the option is returned."""
@@ -177,12 +180,12 @@ def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
             option = option_basic(policy, pending, stream)      # the policy decides, the overflow is reported
             ws[C_OVERFLOW] = 1
             return option
-        count = decide_basic(policy, st, rules, p, ws, stream)
+        count = decide_basic(family, policy, st, rules, p, ws, stream)
         ws[C_OVERFLOW] = 1
         return count
     if pending == NO_DECISION:          # the root's moves, all unexpanded: the choice is one of them
         fold_begin(ws, 0, -1, r)
-        count = generate(st, rules, p, ws)
+        count = generate(family, st, rules, p, ws)
         if count <= 1:                  # nothing to search
             return count
     else:
@@ -207,7 +210,7 @@ def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
             fold_begin(ws, node, it, next_u64(stream))
             if pk == NO_DECISION:
                 q = sst[S_TO_MOVE]
-                if generate(sst, rules, q, ws) == 0:
+                if generate(family, sst, rules, q, ws) == 0:
                     trail_fallback(sst, q)
                     advance(sst, rules, q)
                     continue
@@ -232,7 +235,7 @@ def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
                 pk = NO_DECISION
             if grown:
                 break
-        playout(sst, rules, ws, stream, policy, pk, pm, pq)
+        playout(family, sst, rules, ws, stream, policy, pk, pm, pq)
         rewards(sst, rules, ws)
         backup(ws, A_PATH, depth, A_REWARD)
     pick_root(ws, nodes, kind == BOT_ISMCTS, r)
@@ -240,23 +243,52 @@ def search(kind, n, c, policy, st, rules, p, ws, stream, pending, mover):
         for i in range(REC_SIZE):
             ws[WS_BEST + i] = ws[A_ROOTREC + i]
         return 1 if np.uint64(ws[C_TKEY]) == zterm(DECISION_TAG, pending, 1, 0) else 0
-    generate(st, rules, p, ws)
+    generate(family, st, rules, p, ws)
     return count
 
 
+def searched(searching, family, kind, st, rules, p, ws, stream, pending, mover):
+    """A search bot decides (`search`, its parameters at C_HW), compiled only where the run has a search bot
+    (`searching` 1, kernels/core/specialise.py); elsewhere the search code is not compiled in, and meeting a
+    search bot (never: the host sets `searching` from the run's bots) is reported as an overflow."""
+
+
+def _search_compiled(searching, family, kind, st, rules, p, ws, stream, pending, mover):
+    return search(family, kind, ws[C_HW], ws[C_HW + 1], ws[C_HW + 2], st, rules, p, ws, stream, pending, mover)
+
+
+def _search_left_out(searching, family, kind, st, rules, p, ws, stream, pending, mover):
+    ws[C_OVERFLOW] = 1
+    return np.int64(0)
+
+
+@overload(searched, prefer_literal=True, jit_options=_JIT)
+def _searched(searching, family, kind, st, rules, p, ws, stream, pending, mover):
+    if literal_value(searching) is None or literal_value(family) is None:
+        return lambda searching, family, kind, st, rules, p, ws, stream, pending, mover: (literally(searching),
+                                                                                         literally(family))
+    return _search_compiled if literal_value(searching) else _search_left_out
+
+
 @njit(cache=True, nogil=True, _nrt=False)
-def decide(bot, st, rules, p, ws, stream, pending, mover):
+def decide(family, searching, bot, st, rules, p, ws, stream, pending, mover):
     """Seat p's bot decides. With `pending` NO_DECISION, its card play: returns the number of legal moves, the
     chosen one the record at WS_BEST (kernels/khasino/bots.py, `decide_basic`, for the bots that do not search). Else a
     decision that is not a card play, option 0 or 1 returned: the P11 lead (p is seat 0) or Stay on `mover`'s
     capture, the record at WS_BEST (p is his partner, P15).
 
-    One compiled function for every bot and decision, the search inlined (kernels/khasino/search.py docstring): each
-    compiled function holds the whole move generator, so the fewer the faster the build. Callers pass
-    `pending` and `mover` as np.int64 so that one compilation serves every call."""
+    One compiled function per family and `searching` (kernels/core/specialise.py) for every bot and decision,
+    the search compiled in where the run has a search bot. Callers pass `pending` and `mover` as np.int64 so
+    that one compilation serves every call."""
     kind = use_weights(ws, bot)
     if kind == BOT_ROLLOUT or kind == BOT_ISMCTS:
-        return search(kind, ws[C_HW], ws[C_HW + 1], ws[C_HW + 2], st, rules, p, ws, stream, pending, mover)
+        return searched(searching, family, kind, st, rules, p, ws, stream, pending, mover)
     if pending != NO_DECISION:
         return option_basic(kind, pending, stream)
-    return decide_basic(bot, st, rules, p, ws, stream)
+    return decide_basic(family, bot, st, rules, p, ws, stream)
+
+
+def bot_decides(bot, st, rules, p, ws, stream, pending=NO_DECISION, mover=-1):
+    """`decide` called from the host: compiled for the ruleset's family, with the search if `bot` searches."""
+    return call(decide, (rules[R_FAMILY], searches([bot])), np.int64(bot), st, rules, np.int64(p), ws, stream,
+                np.int64(pending), np.int64(mover))

@@ -32,6 +32,30 @@ def _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
         click.echo(f"report     {json_path}")
 
 
+def _compile_bench(fmt_names, json_path):
+    """`bench --compile` (khasino_sim/compile_bench.py): one line per part, the report to --json."""
+    from .. import compile_bench as CB
+    from ..formats import FORMATS
+    from ..bench import _names, BenchError
+    parts = CB.DEFAULT_PARTS
+    if fmt_names:
+        try:
+            names = _names(fmt_names, [], "format", known=sorted(FORMATS))
+        except BenchError as e:
+            raise InputError(str(e))
+        parts = tuple((f, bots) for f in names for bots in (("greedy", "random"), ("ismcts", "random")))
+    click.echo("timing each part's compile from an empty cache, each in a fresh process (about a minute each)",
+               err=True)
+    try:
+        report = CB.run(parts, progress=click.echo)
+    except RuntimeError as e:
+        raise InputError(str(e))
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=1)
+        click.echo(f"report     {json_path}")
+
+
 @click.command()
 @click.option("--games", default=None, type=click.IntRange(1), help="Core games per cell, seeds 0..N-1 "
               "[default: 20000; 2000 with --quick].")
@@ -58,8 +82,11 @@ def _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
               help="With --backend cuda: where each thread's state and deck live (docs/ENGINE.md, GPU backend).")
 @click.option("--threads-per-block", default=64, show_default=True, type=click.IntRange(1, 1024),
               help="With --backend cuda: the launch's block size.")
+@click.option("--compile", "compile_only", is_flag=True,
+              help="Time each part of the core's compile instead: every family, with and without the search, "
+                   "from an empty cache and then cached, each in a fresh process (minutes).")
 def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, baseline_path, tolerance,
-          report_path, backend, layout, threads_per_block):
+          report_path, backend, layout, threads_per_block, compile_only):
     """Benchmark the core for CI: games/s per thread per format and pairing, the reference ratio, and
     figures normalised by a calibration workload, compared with a baseline report (docs/BENCH.md)."""
     from .. import bench as B
@@ -67,6 +94,9 @@ def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, base
         if os.path.isdir(json_path):
             raise InputError(f"--json {json_path} is a folder; give the report's file name")
         writable_folder(os.path.dirname(os.path.abspath(json_path)), "--json")
+    if compile_only:
+        _compile_bench(fmt_names, json_path)
+        return
     if backend == "cuda":
         _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
         return

@@ -1,6 +1,7 @@
 """`khasino simulate`: many bot-vs-bot games written to a Parquet dataset (docs/RESULTS.md), then a summary."""
 import os
 import sys
+import threading
 
 import click
 
@@ -38,7 +39,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
     (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
-    from ..runs import simulate as run, SimulationError, RunSpec, validate, warm_up
+    from ..runs import simulate as run, SimulationError, RunSpec, validate, warm_up, compiled_parts
     from ..stats import summarize, format_summary
     fmt = _format(fmt_name)
     names = _bot_list(bots)
@@ -60,9 +61,18 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     already = bool(previous and previous.get("complete") and previous.get("spec") == spec.identity()
                    and not force)
     if not dask:
-        compile_s = warm_up(spec)
+        # said only when loading takes a while (a first run compiling): a cached load prints nothing
+        notice = threading.Timer(2.0, click.echo, (f"compiling the {compiled_parts(spec)} (first run of its "
+                                                   "kind: about a minute, then cached)",), {"err": True})
+        if not quiet:
+            notice.start()
+        try:
+            compile_s = warm_up(spec)
+        finally:
+            notice.cancel()
         if compile_s > 2 and not quiet:
-            click.echo(f"compiled the core in {compile_s:.0f} s (cached for later runs)", err=True)
+            click.echo(f"compiled the {compiled_parts(spec)} in {compile_s:.0f} s (cached for later runs)",
+                       err=True)
     started = time.time()
     try:
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,

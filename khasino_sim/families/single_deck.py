@@ -47,8 +47,8 @@ def play_games(fmt, seeds, bots, check, series):
 
 
 def play_round(args, fmt, rounds):
-    from khasino_sim.kernels.cassino.game import play_dealt_round
-    return play_dealt_round(*args)
+    from khasino_sim.kernels.cassino.game import dealt_round
+    return dealt_round(*args)
 
 
 def play_match(fmt, seed, ids, rounds, check, seat_stats):
