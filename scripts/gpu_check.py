@@ -76,7 +76,8 @@ def ptx(cc, kinds, layouts, assemble=False):
             continue            # Kasino's game is compiled apart, with its search always in
         t = time.time()
         kernel = gpu._cuda_kernel(kind, layout, searching)
-        name = f"unit kind {kind}, layout {layout}, {'with' if searching else 'without'} the search"
+        search = "its search always in" if kind == 2 else "with the search" if searching else "without the search"
+        name = f"unit kind {kind}, layout {layout}, {search}"
         try:
             code, _ = cuda.compile_ptx(kernel.py_func, SIGNATURE, cc=cc)
             print(f"{name}: PTX for sm_{cc[0]}{cc[1]}, {len(code):,} bytes, "
