@@ -39,6 +39,11 @@ def load(folder, root):
     return importlib.import_module(f"{name}.game" if flat else f"{name}.dispatch")
 
 
+def _player(module, matches):
+    """The version's batch player for the format: play_matches where it plays matches and has one, else play_batch."""
+    return module.play_matches if matches and hasattr(module, "play_matches") else module.play_batch
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("a")
@@ -49,21 +54,23 @@ def main():
     ap.add_argument("--rounds", type=int, default=11)
     args = ap.parse_args()
     from khasino_sim.formats import get_format
-    rules = get_format(args.format).rules_array()
+    fmt = get_format(args.format)
+    rules = fmt.rules_array()
     seats = int(rules[0])
     root = os.path.join(tempfile.gettempdir(), "khasino_ab_kernels")   # kept: each copy compiles once
     os.makedirs(root, exist_ok=True)
     sys.path.insert(0, root)
-    games = [load(args.a, root), load(args.b, root)]
+    # matches (Cassino, Kasino) through each version's play_matches, games (Khasino) through its play_batch
+    games = [_player(load(args.a, root), fmt.matches), _player(load(args.b, root), fmt.matches)]
     seeds = np.arange(args.games, dtype=np.uint64)
     for bot in (int(x) for x in args.bots.split(",")):
         table = np.full((args.games, seats), bot, np.int64)
-        same = np.array_equal(games[0].play_batch(rules, seeds, table), games[1].play_batch(rules, seeds, table))
+        same = np.array_equal(games[0](rules, seeds, table), games[1](rules, seeds, table))
         times = [[], []]
         for r in range(args.rounds):
             for i in ((0, 1) if r % 2 == 0 else (1, 0)):
                 t = time.perf_counter()
-                games[i].play_batch(rules, seeds, table)
+                games[i](rules, seeds, table)
                 times[i].append(time.perf_counter() - t)
         ratios = sorted(a / b for a, b in zip(*times))
         q = len(ratios)

@@ -11,9 +11,9 @@ from numba import literally, njit
 from numba.extending import overload
 
 from .cassino.moves import gen_hand_cassino
-from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, R_FAMILY, SINK_GREEDY
+from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, SINK_GREEDY
 from .core.sink import sink_begin
-from .core.specialise import call, literal_value
+from .core.specialise import call, literal_value, one_deck_family
 from .khasino.moves import gen_hand, prepare_position
 
 _JIT = {"cache": True, "nogil": True, "_nrt": False}
@@ -87,8 +87,8 @@ def list_moves(family, st, rules, p, ws, mode, lo, hi):
 
 def list_window(st, rules, p, ws, mode, lo, hi):
     """`list_moves` for the ruleset's family (Khasino or Cassino), called from the host."""
-    return call(list_moves, (rules[R_FAMILY],), st, rules, np.int64(p), ws, np.int64(mode), np.int64(lo),
-                np.int64(hi))
+    return call(list_moves, (one_deck_family(rules),), st, rules, np.int64(p), ws, np.int64(mode),
+                np.int64(lo), np.int64(hi))
 
 
 @njit(cache=True, nogil=True, _nrt=False)

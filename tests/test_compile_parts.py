@@ -121,3 +121,11 @@ def test_compile_bench_bad_input_is_one_line(args):
     r = CliRunner().invoke(main, ["bench", *args])
     assert r.exit_code == 2
     assert len(r.output.strip().splitlines()) == 1
+
+
+def test_the_one_deck_core_refuses_a_kasino_ruleset():
+    """Kasino's game is compiled apart (kernels/dispatch.py); handed to the one-deck core's batch player it is a
+    clear error, never Khasino's move rules run on a Kasino state."""
+    fmt = get_format("kasino-4p")
+    with pytest.raises(ValueError, match="Kasino"):
+        play_batch(fmt.rules_array(), np.arange(1, dtype=np.uint64), np.zeros((1, fmt.seats), dtype=np.int64))

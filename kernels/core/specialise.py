@@ -38,6 +38,16 @@ def call(dispatcher, literals, *args):
     return entry(dispatcher, literals, args)(*literals, *args)
 
 
+def one_deck_family(rules):
+    """The family code of a Khasino or Cassino ruleset (the families of `movegen.generate`); ValueError for any
+    other (Kasino's game is compiled apart: kernels/dispatch.py)."""
+    from .layout import FAMILY_CASSINO, FAMILY_KHASINO, R_FAMILY
+    code = int(rules[R_FAMILY])
+    if code not in (FAMILY_KHASINO, FAMILY_CASSINO):
+        raise ValueError(f"family code {code} is not played by the one-deck core (Kasino: kernels/dispatch.py)")
+    return code
+
+
 def literal_value(ty):
     """The value of a literal integer argument's type, None for a plain type (an overload then asks for the
     literal with `numba.literally`)."""

@@ -7,13 +7,13 @@ from ..core.deal import shuffle_deck
 from ..core.layout import (
     C_OVERFLOW, DECIDE_LEAD, DECIDE_STAY, DECISION_TAG, G_AHEAD1, G_BAD, G_LAST_CAP, G_LEADER, G_LEADER2,
     G_NO_MOVE, G_OVERFLOW, G_SEAT0, G_SEED, G_TURNS, G_WINNER, KIND_CAPTURE, MAX_GROUPS, MAX_PILE, MAX_VALUE,
-    M_FCOUNT, M_KEY, M_KIND, M_PILE_USED, M_TARGET, R_DECK, R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAMS, SEAT_BUILDS,
+    M_FCOUNT, M_KEY, M_KIND, M_PILE_USED, M_TARGET, R_DECK, R_LEAD_CHOICE, R_SEATS, R_TEAMS, SEAT_BUILDS,
     SEAT_BUILDS_CAPTURED, SEAT_CAPTURES, SEAT_CHANGES, SEAT_FIELDS, SEAT_FOLLOWUPS, SEAT_LOADS, SEAT_PILE_TAKEN,
     SEAT_STAYS, SEAT_STAY_OFFERS, SEAT_TRAILS, STATE_SIZE, STATS_SIZE, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL, S_HANDS,
     S_LAST_CAP, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_STOCK, S_STOCK_LEN, S_STOCK_POS, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import bot_stream_seed, zterm
-from ..core.specialise import call
+from ..core.specialise import call, one_deck_family
 from ..core.workspace import new_workspace
 from .search import NO_DECISION, decide
 from .state import advance, apply_move, apply_stay, init_state, score, series_leader, stay_partner, trail_fallback
@@ -160,7 +160,7 @@ def play_game(family, searching, rules, game_seed, bots, st, deck, ws, stats, tr
 def play_one_game(rules, game_seed, bots, st, deck, ws, stats, trace, check, stream, leader):
     """`play_game` called from the host, compiled for the ruleset's family and the bots' need of the search."""
     from ..core.heuristic import searches
-    return call(play_game, (rules[R_FAMILY], searches(bots)), rules, np.uint64(game_seed),
+    return call(play_game, (one_deck_family(rules), searches(bots)), rules, np.uint64(game_seed),
                 np.ascontiguousarray(bots, dtype=np.int64), st, deck, ws, stats, trace, bool(check), stream,
                 np.int64(leader))
 
@@ -187,5 +187,6 @@ def play_batch(rules, seeds, bots, check=False, ws=None, series=1):
     bots = np.ascontiguousarray(bots, dtype=np.int64)
     out = np.zeros((seeds.shape[0], STATS_SIZE), dtype=np.int64)
     ws = new_workspace() if ws is None else install_bot_table(ws)
-    call(_play_batch, (rules[R_FAMILY], searches(bots)), rules, seeds, bots, out, bool(check), ws, np.int64(series))
+    call(_play_batch, (one_deck_family(rules), searches(bots)), rules, seeds, bots, out, bool(check), ws,
+         np.int64(series))
     return out

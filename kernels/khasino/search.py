@@ -29,12 +29,12 @@ from ..core.heuristic import searches, use_weights
 from ..core.layout import (
     A_CARDS, A_PATH, A_REC, A_REWARD, A_ROOTREC, A_ROW, A_ST, BOT_ISMCTS, BOT_ROLLOUT, C_HW, C_OVERFLOW, C_TKEY,
     DECIDE_LEAD, DECIDE_STAY, DECISION_TAG, G_SEAT0, MAX_GROUPS, MAX_PILE, MAX_VALUE, M_KIND, M_TARGET, REC_SIZE,
-    R_DECK, R_FAMILY, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SEAT_SCORE, SEL_LEAST, SEL_UCB, STATE_SIZE, STATS_SIZE,
+    R_DECK, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SEAT_SCORE, SEL_LEAST, SEL_UCB, STATE_SIZE, STATS_SIZE,
     S_BGROUPS, S_BNG, S_BOWNER, S_HANDS, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_PROMISES, S_STOCK, S_STOCK_LEN,
     S_STOCK_POS, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import next_u64, zterm
-from ..core.specialise import call, literal_value
+from ..core.specialise import call, literal_value, one_deck_family
 from ..core.tree import backup, descend, fold_begin, pick_root, tree_begin, tree_offer, unit_totals
 from .bots import decide_basic, option_basic
 from .state import advance, apply_move, apply_stay, score, stay_partner, trail_fallback
@@ -290,5 +290,5 @@ def decide(family, searching, bot, st, rules, p, ws, stream, pending, mover):
 
 def bot_decides(bot, st, rules, p, ws, stream, pending=NO_DECISION, mover=-1):
     """`decide` called from the host: compiled for the ruleset's family, with the search if `bot` searches."""
-    return call(decide, (rules[R_FAMILY], searches([bot])), np.int64(bot), st, rules, np.int64(p), ws, stream,
-                np.int64(pending), np.int64(mover))
+    return call(decide, (one_deck_family(rules), searches([bot])), np.int64(bot), st, rules, np.int64(p), ws,
+                stream, np.int64(pending), np.int64(mover))
