@@ -13,10 +13,9 @@ from numba.extending import overload
 from .cassino.moves import gen_hand_cassino
 from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, SINK_GREEDY
 from .core.sink import sink_begin
-from .core.specialise import call, literal_value, one_deck_family
+from .core.specialise import JIT_OPTIONS, call, literal_value, one_deck_family
 from .khasino.moves import gen_hand, prepare_position
 
-_JIT = {"cache": True, "nogil": True, "_nrt": False}
 
 
 def generate(family, st, rules, p, ws):
@@ -69,7 +68,7 @@ def _generate_cassino(family, st, rules, p, ws):
     return ws[C_SEEN]
 
 
-@overload(generate, prefer_literal=True, jit_options=_JIT)
+@overload(generate, prefer_literal=True, jit_options=JIT_OPTIONS)
 def _generate(family, st, rules, p, ws):
     value = literal_value(family)
     if value is None:

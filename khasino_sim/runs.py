@@ -64,6 +64,11 @@ class RunSpec:
     def bot_names(self):
         return sorted(set(self.bots))
 
+    def bot_ids(self):
+        """The compiled bot code of each of bot_names() (a bot with parameters: its row of the bot table)."""
+        from .engine import bot_id
+        return np.array([bot_id(n) for n in self.bot_names()], dtype=np.int64)
+
     def bot_codes(self, start, count):
         """(count, seats) indices into bot_names(): seat s of game i plays bots[(s + i) % seats] when
         rotating, so every bot plays every seat equally often; in a run of series, seat s of every match of
@@ -195,12 +200,11 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     from khasino_sim.kernels.dispatch import play_matches
     from khasino_sim.kernels.core.workspace import new_workspace
     from khasino_sim.kernels.core.seeding import seeds_for
-    from .engine import bot_id
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
     rules = fmt.rules_array()
     names = spec.bot_names()
-    bot_ids = np.array([bot_id(n) for n in names], dtype=np.int64)     # bots with parameters: the table's rows
+    bot_ids = spec.bot_ids()            # bots with parameters: the table's rows
     if getattr(_LOCAL, "ws", None) is None or _LOCAL.ws.shape[0] < workspace_size():
         _LOCAL.ws = new_workspace()         # sized for the bots registered so far (a search bot's area)
     meta = _meta(spec, shard, start, count, command)
@@ -279,13 +283,12 @@ def warm_up(spec):
     cost fell on the workers' first chunk, where the threads queued behind one another for it."""
     from khasino_sim.kernels.khasino.game import play_batch
     from khasino_sim.kernels.dispatch import play_matches
-    from .engine import bot_id
     import pyarrow as pa
     import pyarrow.parquet as pq
     t = time.time()
     fmt = spec.fmt()
     codes = spec.bot_codes(0, 1)
-    ids = np.array([bot_id(n) for n in spec.bot_names()], dtype=np.int64)[codes]   # the run's own bots: the
+    ids = spec.bot_ids()[codes]                             # the run's own bots: the
     if spec.matches():                                      # kernels compiled are those the run calls
         rows = play_matches(fmt.rules_array(), np.zeros(1, dtype=np.uint64), ids, single=spec.rounds == 1)
         tables = storage.match_tables
@@ -302,9 +305,8 @@ def compiled_parts(spec):
     """What a run of `spec` compiles (or loads from Numba's disk cache): its family's game and move rules, and
     the search if one of its bots searches (kernels/core/specialise.py), for the progress line."""
     from khasino_sim.kernels.core.heuristic import searches
-    from .engine import bot_id
     fmt = spec.fmt()
-    search = searches([bot_id(n) for n in spec.bot_names()])
+    search = searches(spec.bot_ids())
     return f"{fmt.family} {'game with the search' if search else 'game'} for {', '.join(spec.bot_names())}"
 
 

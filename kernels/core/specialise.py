@@ -4,8 +4,9 @@ A game kernel takes its family (`family`: the move rules it generates, Khasino's
 any bot of the run searches (`searching`: the search bots' tree code, kernels/khasino/search.py) as its first
 arguments. Both are typed as literals (the package's call hook keeps arguments of these names literal,
 kernels/__init__.py), so each value is a compiled function of its own, cached on disk apart, and a choice made
-on them (`select` below) compiles only the branch taken: a Khasino run of greedy and random never compiles
-Cassino's move rules or the search.
+on them (an `@overload` that returns one branch's function: `movegen.generate`, `khasino.search.searched`)
+compiles only the branch taken: a Khasino run of greedy and random never compiles Cassino's move rules or the
+search.
 
 The host calls a specialisation's compiled entry point directly (`call`): calling the dispatcher with a plain
 int would type it as int64 first, fail, and retype it on every call (about 50 ms each).
@@ -15,6 +16,8 @@ from numba.core import types
 
 # the argument names the call hook keeps literal
 COMPILE_TIME_ARGS = ("family", "searching")
+# the options of an overload's chosen function: those of every kernel (`@njit(cache=True, nogil=True, _nrt=False)`)
+JIT_OPTIONS = {"cache": True, "nogil": True, "_nrt": False}
 
 _ENTRIES = {}
 

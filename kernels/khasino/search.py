@@ -34,7 +34,7 @@ from ..core.layout import (
     S_STOCK_POS, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import next_u64, zterm
-from ..core.specialise import call, literal_value, one_deck_family
+from ..core.specialise import JIT_OPTIONS, call, literal_value, one_deck_family
 from ..core.tree import backup, descend, fold_begin, pick_root, tree_begin, tree_offer, unit_totals
 from .bots import decide_basic, option_basic
 from .state import advance, apply_move, apply_stay, score, stay_partner, trail_fallback
@@ -42,7 +42,6 @@ from ..movegen import generate
 
 
 NO_DECISION = -1
-_JIT = {"cache": True, "nogil": True, "_nrt": False}
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -262,7 +261,7 @@ def _search_left_out(searching, family, kind, st, rules, p, ws, stream, pending,
     return np.int64(0)
 
 
-@overload(searched, prefer_literal=True, jit_options=_JIT)
+@overload(searched, prefer_literal=True, jit_options=JIT_OPTIONS)
 def _searched(searching, family, kind, st, rules, p, ws, stream, pending, mover):
     if literal_value(searching) is None or literal_value(family) is None:
         return lambda searching, family, kind, st, rules, p, ws, stream, pending, mover: (literally(searching),
