@@ -508,13 +508,33 @@ def play_games(fmt_name, seeds, bots, check=False, series=1):
     `series` K > 1 (formats with series, P10) the games are consecutive series of K matches. In Cassino each
     game is a single round: round 1 of the match with that seed (P20, P21).
 
+    `bots` may also be one row (a bot per seat, names or ids), played in every game. Seeds are non-negative
+    integers. A bad argument is a ValueError (an unknown bot name a KeyError) with one line, never a Numba
+    typing error.
+
     Returns the raw statistics rows (layout G_*/SEAT_*)."""
     fmt = get_format(fmt_name)
+    seeds = np.asarray(seeds)
+    if seeds.ndim != 1 or (seeds.size and seeds.dtype.kind not in "iu"):
+        raise ValueError(f"seeds must be a one-dimensional array of integers, not shape {seeds.shape} of "
+                         f"{seeds.dtype}")
+    if seeds.dtype.kind == "i" and seeds.size and seeds.min() < 0:
+        raise ValueError("seeds must be non-negative")
+    seeds = seeds.astype(np.uint64)
     bots = np.asarray(bots)
+    if bots.ndim == 1:
+        bots = np.broadcast_to(bots, (len(seeds), len(bots)))
+    if bots.ndim != 2 or bots.shape != (len(seeds), fmt.seats):
+        raise ValueError(f"{fmt.name}: bots must be {fmt.seats} per game (a row of {fmt.seats}, or an array of "
+                         f"shape ({len(seeds)}, {fmt.seats})), not shape {bots.shape}")
     if bots.dtype.kind in "US":
-        bots = np.vectorize(bot_id)(bots)
+        from .bots import check_playable
+        check_playable(sorted({str(b) for b in bots.ravel()}), fmt.family)
+        bots = np.vectorize(bot_id, otypes=[np.int64])(bots)
+    elif bots.size and bots.dtype.kind not in "iu":
+        raise ValueError(f"bots must be names or bot ids, not {bots.dtype}")
     with watching(fmt.family):
-        return family_of(fmt).play_games(fmt, seeds, bots.astype(np.int64), check, series)
+        return family_of(fmt).play_games(fmt, seeds, np.ascontiguousarray(bots, dtype=np.int64), check, series)
 
 
 def _bot_ids(fmt, bots):

@@ -19,6 +19,7 @@ import numpy as np
 
 from khasino_sim.kernels.core import layout as L
 from . import storage, userbots
+from .bots import display_names
 from .version import ENGINE_VERSION, __version__
 from .formats import FORMATS, get_format, with_options, options_of
 
@@ -203,7 +204,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
     spec = RunSpec(**{**spec_dict, "bots": tuple(spec_dict["bots"])})
     fmt = spec.fmt()
     rules = fmt.rules_array()
-    names = spec.bot_names()
+    names = display_names(spec.bot_names())     # the names the tables show: a bot file by its stem
     bot_ids = spec.bot_ids()            # bots with parameters: the table's rows
     if getattr(_LOCAL, "ws", None) is None or _LOCAL.ws.shape[0] < workspace_size():
         _LOCAL.ws = new_workspace()         # sized for the bots registered so far (a search bot's area)
@@ -295,7 +296,7 @@ def warm_up(spec):
     else:
         rows = play_batch(fmt.rules_array(), np.zeros(1, dtype=np.uint64), ids)
         tables = storage.shard_tables
-    for table in tables(rows, 0, codes, spec.bot_names(), fmt.name, fmt.rules_hash(),
+    for table in tables(rows, 0, codes, display_names(spec.bot_names()), fmt.name, fmt.rules_hash(),
                         _meta(spec, 0, 0, 1, "")):
         pq.write_table(table, pa.BufferOutputStream(), compression="zstd")
     return time.time() - t
@@ -307,7 +308,8 @@ def compiled_parts(spec):
     from khasino_sim.kernels.core.heuristic import searches
     fmt = spec.fmt()
     search = searches(spec.bot_ids())
-    return f"{fmt.family} {'game with the search' if search else 'game'} for {', '.join(spec.bot_names())}"
+    names = ", ".join(display_names(spec.bot_names()))
+    return f"{fmt.family} {'game with the search' if search else 'game'} for {names}"
 
 
 def _prepare_out(out, spec, resume, force, log=None):

@@ -66,7 +66,15 @@ def test_simulate_with_bot_file(tmp_path):
     assert r.returncode == 0, r.stderr
     from khasino_sim.runs import load
     df = load(tmp_path / "run")
-    assert set(df["bot"]) == {f"file:{EXAMPLE}", "greedy"} and len(df) == 600
+    # results name a bot file by its stem, as --bot-file does, not by its absolute path (issue 38)
+    assert set(df["bot"]) == {"my_bot", "greedy"} and len(df) == 600
+    assert "bot        my_bot" in r.stdout and str(EXAMPLE) not in r.stdout
+
+
+def test_display_names_keep_bots_apart():
+    names = bots.display_names(["file:/a/x.py", "random", "file:/b/x.py", "file:/c/greedy.py", "file:/d/mine.py",
+                                "ismcts:n=400"])
+    assert names == ["file:/a/x.py", "random", "file:/b/x.py", "file:/c/greedy.py", "mine", "ismcts:n=400"]
 
 
 @pytest.mark.parametrize("content, message", [
