@@ -1,24 +1,25 @@
-"""pytest-benchmark timings of whole games (run: pytest bench --benchmark-only). Not part of the test
-suite: tests never assert on wall time."""
-import numpy as np
+"""pytest-benchmark timings of whole games: the same cells as `khasino bench` (one workload, one harness).
+
+Run: pytest bench --benchmark-only [--benchmark-timer time.process_time] [--benchmark-json out.json]. Not part
+of the test suite: tests never assert on wall time. Each cell's timed call is the one `khasino bench` times,
+built by `khasino_sim.bench.prepare_cell` (seeds 0..games-1, the bots as compiled ids), played
+`khasino_sim.bench.DEFAULT_REPEATS` rounds after a warm-up round. `khasino bench` is the CI gate (it also
+normalises each sample by a calibration kernel and tests a fall with a Mann-Whitney U test, docs/BENCH.md);
+its report is a pytest-benchmark JSON file too, so `pytest-benchmark compare` lists either."""
 import pytest
 
-from khasino_sim.reference import khasino as ref
+from khasino_sim import bench as B
 from khasino_sim.engine import play_games
+from khasino_sim.reference import khasino as ref
 
-N = 2000
 
-
-@pytest.mark.parametrize("fmt", ["khasino", "durban", "cassino", "kasino-2p", "kasino-4p"])
-@pytest.mark.parametrize("bot", ["random", "greedy"])
-def test_core_games(benchmark, fmt, bot):
-    from khasino_sim.formats import get_format
-    seeds = np.arange(N, dtype=np.uint64)
-    bots = np.array([(bot,) * get_format(fmt).seats] * N)
-    play_games(fmt, seeds[:10], bots[:10])
-    benchmark.extra_info["games"] = N
-    out = benchmark(play_games, fmt, seeds, bots)
-    assert out.shape[0] == N
+@pytest.mark.parametrize("fmt", ["khasino", "durban", "cassino", "kasino-2p", "kasino-4p", "khasino-4p"])
+@pytest.mark.parametrize("pairing", list(B.PAIRINGS))
+def test_core_games(benchmark, fmt, pairing):
+    bots, seeds, table = B.prepare_cell(fmt, pairing, B.DEFAULT_GAMES)
+    benchmark.extra_info["games"] = len(seeds)
+    out = benchmark.pedantic(play_games, args=(fmt, seeds, table), rounds=B.DEFAULT_REPEATS, warmup_rounds=1)
+    assert out.shape[0] == len(seeds)
 
 
 @pytest.mark.parametrize("fmt", ["khasino", "durban"])

@@ -1,21 +1,28 @@
-"""`khasino bench`: a fixed, seeded benchmark of the compiled core for CI, with a machine calibration.
+"""`khasino bench`: a fixed, seeded benchmark of the compiled core for CI, with a machine calibration and a
+regression gate that does not fire on unchanged code.
 
-For each registered format and bot pairing it plays the same games as bench/bench_games.py (seeds
-0..n-1, one thread, JIT compile excluded, best of a few repeats, timed in CPU time) through the public API
-`khasino_sim.engine.play_games`, and a few of the same games through the pure-Python reference
-(`khasino_sim.reference.play_game`) for the core/reference ratio.
+For each format and bot pairing (a *cell*) it plays the same games (seeds 0..games-1, one thread, JIT compile
+excluded, timed in CPU time) through the public API `khasino_sim.engine.play_games` `repeats` times, and keeps
+every timing (a *sample*), not only the best: the median and its spread are what a comparison needs. A few
+of the same games are played through the pure-Python reference for the core/reference ratio.
 
-A calibration workload, independent of the engine (a small compiled integer kernel, below), is timed in the
-same run, so that games/s divided by the calibration rate (the *normalised* figure) can be compared across
-machines: a slower CI runner is slower at both and its normalised figures stay put, while a slower engine
-moves only the games/s. `compare` flags the cells whose normalised figure fell by more than a tolerance.
+The samples are taken in rounds, one sample of every cell per round, so that a burst of load from another
+job spoils one sample of many cells rather than most samples of one. A calibration workload, independent of
+the engine (a small compiled integer kernel, below), is timed between samples: each sample's games/s is
+divided by the mean of the two calibration timings that flank it (its *normalised* figure), so a machine
+that is slower, or slows down during the run (a throttled CPU, a VM's stolen time), moves both and leaves the
+normalised figure put, while a slower engine moves only the games/s.
 
-The JSON report's schema is in docs/BENCH.md (SCHEMA_VERSION below).
+`compare` flags a cell only when its median normalised figure fell by more than a tolerance AND a one-sided
+Mann-Whitney U test over the two reports' samples says the fall is statistically clear (p < alpha), as
+google benchmark's tools/compare.py does. The JSON report's schema is in docs/BENCH.md (SCHEMA_VERSION
+below); it also carries pytest-benchmark's `benchmarks` list, so `pytest-benchmark compare` reads it.
 """
 import json
 import math
 import os
 import platform
+import statistics
 import sys
 import time
 from datetime import datetime, timezone
@@ -23,7 +30,7 @@ from datetime import datetime, timezone
 import numpy as np
 from numba import njit
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 # Bot pairings: name -> the bot of every seat (as many seats as the format has).
 PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy"),
@@ -34,15 +41,21 @@ REFERENCE_BOTS = ("random", "greedy")   # the bots the reference engines play (t
 SEARCH_PAIRINGS = {"rollout-rollout": ("rollout", "rollout"), "ismcts-ismcts": ("ismcts", "ismcts")}
 SEARCH_SLOWDOWN = 1000
 
-DEFAULT_GAMES = 20_000        # core games per cell (seeds 0..games-1)
-DEFAULT_REF_GAMES = 30        # reference games per cell (seeds 0..ref_games-1)
-DEFAULT_REPEATS = 3           # core timings per cell; the best is kept
-QUICK = {"games": 2_000, "ref_games": 5, "repeats": 2}
+# The default workload: every registered format x the three pairings above, 9 samples of 2,000 games each
+# (about 30-40 s on a 2-core machine once compiled). Many short samples beat a few long ones for a
+# comparison: the median of 9 shrugs off a sample a busy machine spoiled, and the U test needs n >= 4 a side.
+DEFAULT_GAMES = 2_000         # core games per sample (seeds 0..games-1, the same games every sample)
+DEFAULT_REF_GAMES = 5         # reference games per cell (seeds 0..ref_games-1)
+DEFAULT_REPEATS = 9           # samples per cell
+QUICK = {"games": 1_000, "ref_games": 2, "repeats": 5}
 WARMUP_GAMES = 50             # untimed games per cell first: loads (or compiles) the core
 
+DEFAULT_TOLERANCE = 0.10      # a regression is a fall of the median normalised figure beyond this ...
+DEFAULT_ALPHA = 0.05          # ... that the one-sided Mann-Whitney U test finds at this significance
+
 CALIBRATION_KERNEL = "splitmix64-popcount-chain/1"
-CALIBRATION_STEPS = 1 << 24   # kernel steps per timing (about 0.1 s on a current x86 core)
-CALIBRATION_REPEATS = 5
+CALIBRATION_STEPS = 1 << 22   # kernel steps per calibration timing (about 20 ms on a current x86 core)
+CALIBRATION_REPEATS = 5       # calibration timings before the first cell (the report's headline rate)
 
 
 def _pick_clock():
@@ -100,17 +113,21 @@ def _calibration_kernel(steps, seed):
     return acc
 
 
+def _time_calibration(steps):
+    """CPU seconds of one calibration timing of `steps` steps, and the kernel's checksum."""
+    t = _clock()
+    checksum = _calibration_kernel(steps, 1)
+    return max(_clock() - t, 1e-9), checksum
+
+
 def calibrate(steps=CALIBRATION_STEPS, repeats=CALIBRATION_REPEATS):
-    """Time the calibration kernel (after a warm-up call) and return its figure: million steps per second,
-    best of `repeats`."""
+    """Time the calibration kernel `repeats` times (after a warm-up call) and return its headline figure:
+    million steps per second, the median of the timings (the per-sample calibration is in each cell)."""
     _calibration_kernel(1000, 1)                               # compile, or load from the cache
-    best = math.inf
-    for _ in range(repeats):
-        t = _clock()
-        checksum = _calibration_kernel(steps, 1)
-        best = min(best, _clock() - t)
+    timings = [_time_calibration(steps) for _ in range(repeats)]
+    seconds = statistics.median(t for t, _ in timings)
     return {"kernel": CALIBRATION_KERNEL, "unit": "Msteps/s", "steps": int(steps), "repeats": int(repeats),
-            "clock": CLOCK, "seconds": best, "rate": steps / max(best, 1e-9) / 1e6, "checksum": int(checksum)}
+            "clock": CLOCK, "seconds": seconds, "rate": steps / seconds / 1e6, "checksum": int(timings[0][1])}
 
 
 # --- machine and versions ------------------------------------------------------------------------------------
@@ -176,30 +193,19 @@ def _names(given, default, what, known=None):
     return list(dict.fromkeys(given))
 
 
-def core_rate(fmt, bots, games, repeats, warmup_games=WARMUP_GAMES):
-    """Best time of `repeats` calls of engine.play_games on seeds 0..games-1 (after an untimed warm-up batch).
-
-    Returns (best seconds on CLOCK, best wall-clock seconds, warm-up seconds, games won by each seat, decisions
-    per game); the wins depend only on the games played, so they fingerprint the workload."""
-    from .engine import bot_id, play_games
-    seeds = np.arange(games, dtype=np.uint64)
-    # bot ids, converted once: a table of names is converted in Python on every call, which is not the engine
-    table = np.array([[bot_id(b) for b in bots]] * games, dtype=np.int64)
-    t = time.perf_counter()
-    play_games(fmt, seeds[:warmup_games], table[:warmup_games])
-    warmup = time.perf_counter() - t
-    best, wall, rows = math.inf, math.inf, None
-    for _ in range(repeats):
-        w, t = time.perf_counter(), _clock()
-        rows = play_games(fmt, seeds, table)
-        best = min(best, _clock() - t)
-        wall = min(wall, time.perf_counter() - w)
-    from khasino_sim.kernels.core import layout as L
-    wins = None
-    if hasattr(L, "G_WINNER"):
-        winners = rows[:, L.G_WINNER]
-        wins = [int((winners == s).sum()) for s in range(len(bots))]
-    return best, wall, warmup, wins, float(rows[:, L.G_TURNS].sum()) / games
+def prepare_cell(fmt, pairing, games):
+    """The arguments of one cell's timed call, `engine.play_games(fmt, seeds, table)`: seeds 0..n-1 and the bot
+    ids of every seat, converted once (a table of names is converted in Python on every call, which is not
+    the engine). n is `games`, or games / SEARCH_SLOWDOWN (at least 2) for a search pairing. Shared by
+    `khasino bench` and the pytest-benchmark entry (bench/test_bench_games.py): one workload, one harness."""
+    from .engine import bot_id
+    from .formats import get_format
+    pair = PAIRINGS.get(pairing) or SEARCH_PAIRINGS[pairing]
+    bots = pair[:1] * get_format(fmt).seats          # the same bot in every seat
+    n = games if pairing in PAIRINGS else max(2, games // SEARCH_SLOWDOWN)
+    seeds = np.arange(n, dtype=np.uint64)
+    table = np.array([[bot_id(b) for b in bots]] * n, dtype=np.int64)
+    return bots, seeds, table
 
 
 def ref_rate(fmt, bots, games):
@@ -211,6 +217,19 @@ def ref_rate(fmt, bots, games):
     for seed in range(games):
         play(fmt, seed, bots)
     return _clock() - t
+
+
+def spread(samples):
+    """Median, interquartile range [q1, q3] and a distribution-free 95% confidence interval of the median
+    (order statistics, scipy.stats.quantile_test; None below 6 samples, where none reaches 95%)."""
+    x = np.asarray(samples, dtype=float)
+    q1, med, q3 = np.percentile(x, [25, 50, 75])
+    ci = None
+    if len(x) >= 6:
+        from scipy.stats import quantile_test
+        c = quantile_test(x, q=med, p=0.5).confidence_interval(0.95)
+        ci = [float(c.low), float(c.high)]
+    return float(med), [float(q1), float(q3)], ci
 
 
 def plan(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEATS, formats=None, pairings=None,
@@ -226,57 +245,147 @@ def plan(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEA
             _names(pairings, list(PAIRINGS), "pairing", known=list(PAIRINGS) + list(SEARCH_PAIRINGS)))
 
 
+def _warm_cell(fmt, pairing, games, ref_games):
+    """A cell ready to time: its call's arguments, an untimed warm-up batch played (it loads, or compiles, the
+    core), and its reference rate (None without one)."""
+    from .engine import play_games
+    bots, seeds, table = prepare_cell(fmt, pairing, games)
+    warm = WARMUP_GAMES if pairing in PAIRINGS else 1
+    t = time.perf_counter()
+    play_games(fmt, seeds[:warm], table[:warm])
+    warmup = time.perf_counter() - t
+    ref = None
+    if ref_games and bots[0] in REFERENCE_BOTS:
+        ref = ref_games / max(ref_rate(fmt, bots, ref_games), 1e-9)
+    return {"format": fmt, "pairing": pairing, "bots": bots, "seeds": seeds, "table": table, "warmup": warmup,
+            "ref": ref, "seconds": [], "walls": [], "rates": [], "rows": None}
+
+
+def _time_sample(cell):
+    """One sample of a cell: CPU and wall seconds of engine.play_games on its batch."""
+    from .engine import play_games
+    w, t = time.perf_counter(), _clock()
+    cell["rows"] = play_games(cell["format"], cell["seeds"], cell["table"])
+    cell["seconds"].append(max(_clock() - t, 1e-9))
+    cell["walls"].append(time.perf_counter() - w)
+
+
+def _finish_cell(cell, ref_games):
+    """The cell's entry in the report (docs/BENCH.md, `results[]`) from its samples."""
+    from khasino_sim.kernels.core import layout as L
+    n, rows, bots = len(cell["seeds"]), cell["rows"], cell["bots"]
+    wins = None
+    if hasattr(L, "G_WINNER"):          # games won by each seat: they depend only on the games, a fingerprint
+        wins = [int((rows[:, L.G_WINNER] == s).sum()) for s in range(len(bots))]
+    rates = [n / sec for sec in cell["seconds"]]
+    normalised = [r / c for r, c in zip(rates, cell["rates"])]
+    median, iqr, ci = spread(normalised)
+    core, ref = statistics.median(rates), cell["ref"]
+    return {"format": cell["format"], "pairing": cell["pairing"], "bots": list(bots), "games": int(n),
+            "samples": len(rates), "seat_wins": wins, "core_seconds": cell["seconds"],
+            "core_wall_seconds": cell["walls"], "calibration_rates": cell["rates"],
+            "normalised_samples": normalised, "normalised": median, "normalised_iqr": iqr, "normalised_ci95": ci,
+            "core_games_per_s": core, "decisions_per_s": core * float(rows[:, L.G_TURNS].sum()) / n,
+            "ref_games": int(ref_games), "ref_games_per_s": ref, "ratio": core / ref if ref else None,
+            "warmup_seconds": cell["warmup"]}
+
+
 def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEATS, formats=None,
               pairings=None, calibration_steps=CALIBRATION_STEPS, calibration_repeats=CALIBRATION_REPEATS,
-              progress=None):
+              progress=None, status=None):
     """Run the benchmark and return the report (a dict, docs/BENCH.md).
 
     formats / pairings: names (a list or a comma-separated string); default every registered format and
-    every pairing in PAIRINGS. ref_games=0 skips the reference (its figures are then null). `progress`, if
-    given, is called with lines of the table as they are known: the calibration, the header, then one line
-    as each cell finishes."""
-    from .formats import get_format
+    every pairing in PAIRINGS. ref_games=0 skips the reference (its figures are then null).
+
+    Every cell is warmed up (and its reference timed) first; then the samples are taken in `repeats` rounds,
+    one sample of every cell per round, each sample followed by a calibration timing (and the first preceded
+    by one): a sample's calibration rate is the mean of the two around it. Interleaving spreads each cell's
+    samples over the whole run, so a burst of load from another job spoils one sample of many cells (the
+    median shrugs it off) rather than most samples of one.
+
+    `progress`, if given, is called with the lines of the table: the calibration, the header, then, in the
+    last round, each cell's line as its last sample lands. `status`, if given, is called with a line as each
+    cell is warmed up and as each round ends."""
     fmts, pairs = plan(games, ref_games, repeats, formats, pairings, calibration_steps, calibration_repeats)
     started = time.perf_counter()
     machine = machine_info()
     calibration = calibrate(calibration_steps, calibration_repeats)
     if progress:
         progress(format_calibration(calibration, machine))
-        progress(HEADER)
-    results = []
+    cells = []
     for fmt in fmts:
         for pairing in pairs:
-            pair = PAIRINGS.get(pairing) or SEARCH_PAIRINGS[pairing]
-            bots = pair[:1] * get_format(fmt).seats     # the same bot in every seat
-            n = games if pairing in PAIRINGS else max(2, games // SEARCH_SLOWDOWN)
-            seconds, wall, warmup, wins, turns = core_rate(fmt, bots, n, repeats,
-                                                           WARMUP_GAMES if pairing in PAIRINGS else 1)
-            core = n / max(seconds, 1e-9)
-            ref = None
-            if ref_games and bots[0] in REFERENCE_BOTS:
-                ref = ref_games / max(ref_rate(fmt, bots, ref_games), 1e-9)
-            cell = {"format": fmt, "pairing": pairing, "bots": list(bots), "games": int(n),
-                    "seat_wins": wins, "core_seconds": seconds, "core_wall_seconds": wall,
-                    "core_games_per_s": core, "decisions_per_s": core * turns,
-                    "ref_games": int(ref_games), "ref_games_per_s": ref,
-                    "ratio": core / ref if ref else None,
-                    "normalised": core / calibration["rate"], "warmup_seconds": warmup}
-            results.append(cell)
-            if progress:
-                progress(format_row(cell))
-    return {
+            cells.append(_warm_cell(fmt, pairing, games, ref_games))
+            if status and cells[-1]["warmup"] > 5:
+                status(f"  {fmt}/{pairing}: compiled in {cells[-1]['warmup']:.0f} s")
+    if status:
+        status(f"warmed up {len(cells)} cells in {time.perf_counter() - started:.0f} s; timing {repeats} "
+               f"rounds of one sample per cell")
+    if progress:
+        progress(HEADER)
+    results = []
+    before, _ = _time_calibration(calibration_steps)
+    for r in range(repeats):
+        for cell in cells:
+            _time_sample(cell)
+            after, _ = _time_calibration(calibration_steps)
+            cell["rates"].append(calibration_steps / ((before + after) / 2) / 1e6)
+            before = after
+            if r == repeats - 1:
+                results.append(_finish_cell(cell, ref_games))
+                if progress:
+                    progress(format_row(results[-1]))
+        if status and r < repeats - 1:
+            status(f"round {r + 1}/{repeats} done, {time.perf_counter() - started:.0f} s")
+    report = {
         "schema_version": SCHEMA_VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "machine": machine,
         "versions": versions(),
         "workload": {"games": int(games), "ref_games": int(ref_games), "repeats": int(repeats),
                      "warmup_games": WARMUP_GAMES, "seeds": "0..games-1", "threads": 1, "clock": CLOCK,
+                     "calibration_steps": int(calibration_steps), "order": "interleaved",
                      "formats": fmts, "pairings": {p: list({**PAIRINGS, **SEARCH_PAIRINGS}[p]) for p in pairs}},
         "calibration": calibration,
         "normalised_unit": "core games/s per calibration Msteps/s",
         "elapsed_seconds": time.perf_counter() - started,
         "results": results,
     }
+    report.update(pytest_benchmark_view(report))
+    return report
+
+
+def pytest_benchmark_view(report):
+    """The keys that make the report a pytest-benchmark JSON file too (`pytest-benchmark compare A.json
+    B.json` lists it): one entry per cell whose `stats` are pytest-benchmark's own (pytest_benchmark.stats)
+    over the samples in CPU seconds per game; `extra_info` carries the normalised median. Empty without
+    pytest-benchmark installed (the gate itself never reads these keys)."""
+    try:
+        from pytest_benchmark.stats import Stats
+        from pytest_benchmark import __version__ as pb_version
+    except ImportError:
+        return {"benchmarks": []}
+    benchmarks = []
+    for c in report["results"]:
+        stats = Stats()
+        for sec in c["core_seconds"]:
+            stats.update(sec / c["games"])
+        key = cell_key(c)
+        benchmarks.append({
+            "group": "khasino bench", "name": f"core[{key}]", "fullname": f"khasino bench::core[{key}]",
+            "params": {"format": c["format"], "pairing": c["pairing"]}, "param": key,
+            "extra_info": {"games": c["games"], "unit": "CPU seconds per game", "normalised": c["normalised"],
+                           "normalised_iqr": c["normalised_iqr"]},
+            "options": {"timer": f"time.{report['workload']['clock']}", "min_rounds": len(c["core_seconds"]),
+                        "warmup": True, "disable_gc": False, "max_time": None, "min_time": None},
+            "stats": {**stats.as_dict(), "data": list(stats.data), "iterations": 1}})
+    return {"benchmarks": benchmarks, "datetime": report["created"], "version": pb_version,
+            "machine_info": {"node": platform.node(), "processor": report["machine"]["cpu"],
+                             "machine": report["machine"]["arch"],
+                             "python_implementation": report["machine"]["python_implementation"],
+                             "python_version": report["machine"]["python"], "cpu": report["machine"]},
+            "commit_info": {}}
 
 
 # --- reading reports and comparing ---------------------------------------------------------------------------
@@ -290,6 +399,10 @@ def validate(report, name="report"):
     if not isinstance(report, dict):
         raise BenchError(f"{name}: not a benchmark report (expected a JSON object)")
     version = report.get("schema_version")
+    if version == 1:
+        raise BenchError(f"{name}: schema_version 1 is an older `khasino bench` report (one best-of figure per "
+                         f"cell, no samples to test); this version reads {SCHEMA_VERSION}: remake it with "
+                         "`khasino bench --json` (docs/BENCH.md)")
     if version != SCHEMA_VERSION:
         raise BenchError(f"{name}: schema_version {version!r} is not {SCHEMA_VERSION} "
                          "(not a `khasino bench --json` report of this version)")
@@ -304,6 +417,9 @@ def validate(report, name="report"):
         if key in seen:
             raise BenchError(f"{name}: {key} appears twice")
         seen.add(key)
+        samples = c.get("normalised_samples")
+        if not isinstance(samples, list) or not samples or not all(_number(x) and x > 0 for x in samples):
+            raise BenchError(f"{name}: {key} has no positive 'normalised_samples'")
         if not _number(c.get("normalised")) or c["normalised"] <= 0:
             raise BenchError(f"{name}: {key} has no positive 'normalised' figure")
     cal = report.get("calibration")
@@ -314,6 +430,8 @@ def validate(report, name="report"):
 
 def load_report(path):
     """Read and validate a report file; BenchError (one line) if it is unreadable or malformed."""
+    if os.path.isdir(path):
+        raise BenchError(f"{path} is a folder, not a `khasino bench --json` report file")
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
@@ -333,7 +451,7 @@ def write_report(report, path):
     os.makedirs(folder, exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=2)
+        json.dump(report, f, indent=1)
         f.write("\n")
     os.replace(tmp, path)
 
@@ -352,23 +470,46 @@ def check_tolerance(tolerance):
     return float(tolerance)
 
 
-def changes(report, baseline):
-    """Every cell in both reports: key, before/after normalised figures and the relative change."""
+def check_alpha(alpha):
+    if not _number(alpha) or not 0 < alpha < 1:
+        raise BenchError(f"alpha must be a number between 0 and 1 (0.05 = 5%), not {alpha!r}")
+    return float(alpha)
+
+
+def smallest_p(n_after, n_before):
+    """The smallest p-value the one-sided U test can give with these sample sizes (all samples apart)."""
+    return 1 / math.comb(n_after + n_before, n_before)
+
+
+def changes(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA):
+    """Every cell in both reports: {cell, format, pairing, before, after (median normalised figures), change
+    (after / before - 1), p (one-sided Mann-Whitney U: are this run's samples lower than the baseline's?),
+    testable (the sample sizes can reach p < alpha at all), regression}.
+
+    A regression is a change below -tolerance that the test finds significant (p < alpha); with too few
+    samples to test (fewer than 4 a side at alpha 0.05) the tolerance alone decides."""
+    from scipy.stats import mannwhitneyu
+    tolerance, alpha = check_tolerance(tolerance), check_alpha(alpha)
     now, before = _cells(report), _cells(baseline)
     out = []
     for key, b in before.items():
-        if key in now:
-            a = now[key]
-            out.append({"cell": key, "format": a["format"], "pairing": a["pairing"], "before": b["normalised"],
-                        "after": a["normalised"], "change": a["normalised"] / b["normalised"] - 1})
+        if key not in now:
+            continue
+        a = now[key]
+        xa, xb = a["normalised_samples"], b["normalised_samples"]
+        change = a["normalised"] / b["normalised"] - 1
+        p = float(mannwhitneyu(xa, xb, alternative="less").pvalue)
+        testable = smallest_p(len(xa), len(xb)) < alpha
+        out.append({"cell": key, "format": a["format"], "pairing": a["pairing"], "before": b["normalised"],
+                    "after": a["normalised"], "change": change, "p": p, "n_before": len(xb), "n_after": len(xa),
+                    "testable": testable,
+                    "regression": change < -tolerance and (p < alpha or not testable)})
     return out
 
 
-def compare(report, baseline, tolerance=0.10):
-    """The regressions of `report` against `baseline`: the cells in both whose normalised figure fell by more
-    than `tolerance` (a fraction: 0.10 = 10%), each {cell, format, pairing, before, after, change}."""
-    tolerance = check_tolerance(tolerance)
-    return [c for c in changes(report, baseline) if c["change"] < -tolerance]
+def compare(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA):
+    """The regressions of `report` against `baseline` (the entries of `changes` marked regression)."""
+    return [c for c in changes(report, baseline, tolerance, alpha) if c["regression"]]
 
 
 def missing(report, baseline):
@@ -379,29 +520,33 @@ def missing(report, baseline):
 
 # --- text ----------------------------------------------------------------------------------------------------
 
-HEADER = (f"{'format':<16} {'pairing':<19} {'games':>7} {'core games/s':>13} {'decisions/s':>12} {'ref games/s':>12} "
-          f"{'ratio':>8} "
-          f"{'normalised':>11}")
+HEADER = (f"{'format':<16} {'pairing':<19} {'games':>6} {'core games/s':>13} {'decisions/s':>12} {'ref games/s':>12} "
+          f"{'ratio':>8} {'normalised':>11} {'IQR':>6}")
 
 
 def format_row(c):
-    ref = f"{c['ref_games_per_s']:>12,.1f}" if c.get("ref_games_per_s") else f"{'-':>12}"
+    """One cell's line; a figure the report lacks (only `normalised_samples` is required) prints as '-'."""
+    def num(key, width, fmt):
+        return f"{c[key]:>{width}{fmt}}" if c.get(key) else f"{'-':>{width}}"
     ratio = f"{c['ratio']:>7,.0f}x" if c.get("ratio") else f"{'-':>8}"
-    dec = f"{c['decisions_per_s']:>12,.0f}" if c.get("decisions_per_s") else f"{'-':>12}"
-    return (f"{c['format']:<16} {c['pairing']:<19} {c['games']:>7} {c['core_games_per_s']:>13,.1f} {dec} {ref} "
-            f"{ratio} {c['normalised']:>11,.2f}")
+    q1, q3 = c.get("normalised_iqr") or spread(c["normalised_samples"])[1]
+    return (f"{c['format']:<16} {c['pairing']:<19} {num('games', 6, '')} {num('core_games_per_s', 13, ',.1f')} "
+            f"{num('decisions_per_s', 12, ',.0f')} {num('ref_games_per_s', 12, ',.1f')} "
+            f"{ratio} {c['normalised']:>11,.2f} {(q3 - q1) / c['normalised']:>6.1%}")
 
 
 def format_calibration(cal, machine):
-    return (f"calibration {cal['rate']:,.1f} {cal.get('unit', 'Msteps/s')} ({cal.get('kernel', '?')}, best of "
+    return (f"calibration {cal['rate']:,.1f} {cal.get('unit', 'Msteps/s')} ({cal.get('kernel', '?')}, median of "
             f"{cal.get('repeats', '?')}) on {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores")
 
 
 def format_footer(report):
     w = report.get("workload", {})
     clock = {"process_time": "CPU time", "perf_counter": "wall time"}.get(w.get("clock"), "?")
-    return (f"core: one thread, JIT excluded, best of {w.get('repeats', '?')}; reference: {w.get('ref_games', '?')} "
-            f"games per cell; timed in {clock}; normalised = core games/s per calibration Msteps/s")
+    return (f"core: one thread, JIT excluded, median of {w.get('repeats', '?')} samples of {w.get('games', '?')} "
+            f"games taken in rounds, each normalised by the calibration timed around it (IQR: its spread); reference: "
+            f"{w.get('ref_games', '?')} games per cell; timed in {clock}; normalised = core games/s per "
+            f"calibration Msteps/s; {report.get('elapsed_seconds', 0):.0f} s in all")
 
 
 def format_report(report):
@@ -412,22 +557,42 @@ def format_report(report):
     return "\n".join(lines)
 
 
-def format_comparison(report, baseline, tolerance, baseline_name="baseline"):
+def format_comparison(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA,
+                      baseline_name="baseline"):
     """Lines comparing every shared cell (regressions marked), then missing cells and notes."""
-    tolerance = check_tolerance(tolerance)
-    lines = [f"compared with {baseline_name} (tolerance {tolerance:.0%} on the normalised figures; "
-             f"calibration {baseline['calibration']['rate']:,.1f} -> {report['calibration']['rate']:,.1f})"]
-    for c in changes(report, baseline):
-        flag = "REGRESSION" if c["change"] < -tolerance else "ok"
-        lines.append(f"  {c['cell']:<24} {c['before']:>10,.2f} -> {c['after']:>10,.2f}  {c['change']:>+7.1%}  {flag}")
+    tolerance, alpha = check_tolerance(tolerance), check_alpha(alpha)
+    lines = [f"compared with {baseline_name}: a regression is a median normalised figure more than "
+             f"{tolerance:.0%} below the baseline's that a one-sided Mann-Whitney U test over the samples finds "
+             f"significant (p < alpha = {alpha:g}); calibration {baseline['calibration']['rate']:,.1f} -> "
+             f"{report['calibration']['rate']:,.1f} Msteps/s",
+             None]
+    found = changes(report, baseline, tolerance, alpha)
     gone = missing(report, baseline)
+    w = max([24] + [len(c["cell"]) for c in found] + [len(k) for v in gone.values() for k in v])
+    lines[1] = f"  {'cell':<{w}} {'baseline':>10}    {'this run':>10}  {'change':>7}  {'p':>8}  verdict"
+    untestable = []
+    for c in found:
+        if c["regression"]:
+            flag = "REGRESSION"
+        elif c["change"] < -tolerance:
+            flag = f"ok (beyond {tolerance:.0%} but not significant)"
+        else:
+            flag = "ok"
+        if not c["testable"]:
+            untestable.append(f"{c['cell']} ({c['n_after']} vs {c['n_before']} samples: smallest p "
+                              f"{smallest_p(c['n_after'], c['n_before']):.2g})")
+        lines.append(f"  {c['cell']:<{w}} {c['before']:>10,.2f} -> {c['after']:>10,.2f}  {c['change']:>+7.1%}  "
+                     f"{c['p']:>8.2g}  {flag}")
+    if untestable:
+        lines.append(f"  note: too few samples for the U test to reach p < {alpha:g}, so the tolerance alone "
+                     f"judged {len(untestable)} cell(s), e.g. {untestable[0]}; use more --repeats")
     for key in gone["baseline_only"]:
-        lines.append(f"  {key:<24} missing: in the baseline, not measured in this run")
+        lines.append(f"  {key:<{w}} missing: in the baseline, not measured in this run")
     for key in gone["report_only"]:
-        lines.append(f"  {key:<24} missing: not in the baseline (new cell, not compared)")
+        lines.append(f"  {key:<{w}} missing: not in the baseline (new cell, not compared)")
     bw, rw = baseline.get("workload", {}), report.get("workload", {})
     if (bw.get("games"), bw.get("repeats")) != (rw.get("games"), rw.get("repeats")):
-        lines.append(f"  note: workloads differ (baseline {bw.get('games')} games x {bw.get('repeats')} repeats, "
+        lines.append(f"  note: workloads differ (baseline {bw.get('games')} games x {bw.get('repeats')} samples, "
                      f"this run {rw.get('games')} x {rw.get('repeats')}); figures are less comparable")
     now = _cells(report)
     for key, b in _cells(baseline).items():

@@ -165,6 +165,12 @@ def validate(spec):
         raise SimulationError(f"{fmt.name} has no series of matches (P10); --series works with {with_series}")
     if spec.series > 65535:
         raise SimulationError("at most 65,535 matches per series")
+    if spec.series > 1 and spec.games % spec.series:
+        # whole series only: a last series cut short would weigh its leaders unevenly (P10) and silently
+        lo, hi = spec.games // spec.series * spec.series, -(-spec.games // spec.series) * spec.series
+        nearest = f"--games {lo} or {hi}" if lo else f"--games {hi}"
+        raise SimulationError(f"--games {spec.games:,} is not a multiple of --series {spec.series}: every series "
+                              f"holds {spec.series} matches (use {nearest})")
     if isinstance(spec.rounds, bool) or spec.rounds not in (0, 1):
         raise SimulationError(f"--rounds takes 1 (single rounds; whole matches without it), not {spec.rounds}")
     if spec.rounds and not fmt.matches:
@@ -351,6 +357,7 @@ def _prepare_out(out, spec, resume, force, log=None):
     for sub in (storage.GAMES, storage.SEATS, storage.ROUNDS):
         shutil.rmtree(out / sub, ignore_errors=True)
     (out / storage.MANIFEST).unlink(missing_ok=True)
+    (out / "records.jsonl").unlink(missing_ok=True)     # another run's game records (khasino_sim/records.py)
     for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
         (out / sub).mkdir()
     return set(), None
@@ -387,7 +394,7 @@ def _connect_dask(address):
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
              shard_size=50_000, rotate=True, options=None, dask=None, resume=False, force=False, quiet=True,
-             command="", log=None, series=1, rounds=0, tags=None, backend="cpu"):
+             command="", log=None, series=1, rounds=0, tags=None, backend="cpu", progress=None):
     """Play a run of games and write its Parquet dataset (see khasino_sim.storage).
 
     `bots`: one bot per seat, or in a team format (khasino-4p) one per team, ("greedy", "random") standing for
@@ -395,6 +402,7 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     temporary folder and a pandas DataFrame of its seats table (one row per seat per game, game columns joined)
     is returned instead. Raises SimulationError on bad input. `log` (a callable) receives progress lines when
     quiet. `backend` "cuda" plays each shard on this machine's NVIDIA GPU (khasino_sim/gpu.py): the same rows.
+    `progress` (a callable, thread-safe) receives the games of each chunk as it is played (local runs).
     """
     spec = RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed), rotate=rotate,
                    options=dict(options or {}), shard_size=int(shard_size), series=series, rounds=rounds,
@@ -411,14 +419,14 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
             return load(tmp)
     client = _connect_dask(dask) if dask else None
     try:
-        _play_run(spec, Path(out), client, workers, resume, force, quiet, command, log, backend)
+        _play_run(spec, Path(out), client, workers, resume, force, quiet, command, log, backend, progress)
     finally:
         if client is not None:
             client.close()
     return Path(out)
 
 
-def _play_run(spec, out, client, workers, resume, force, quiet, command, log, backend):
+def _play_run(spec, out, client, workers, resume, force, quiet, command, log, backend, progress=None):
     """Set up `out`, play the shards not yet done (on the Dask `client`, or local threads), mark it complete."""
     done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
     todo = [s for s in spec.shards() if s[0] not in done]
@@ -435,7 +443,7 @@ def _play_run(spec, out, client, workers, resume, force, quiet, command, log, ba
             played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet)
         else:
             played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
-                                1 if backend == "cuda" else workers or os.cpu_count() or 1, backend)
+                                1 if backend == "cuda" else workers or os.cpu_count() or 1, backend, progress)
     elapsed = time.time() - started
     done = storage.done_shards(out)
     if done >= {k for k, _, _ in spec.shards()}:
@@ -445,12 +453,14 @@ def _play_run(spec, out, client, workers, resume, force, quiet, command, log, ba
             storage.write_manifest(out, m)
 
 
-def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu"):
+def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu", progress=None):
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     lock = threading.Lock()
     stop = threading.Event()
 
     def tick(n):
+        if progress is not None:
+            progress(n)
         if bar is not None:
             with lock:
                 bar.update(n)

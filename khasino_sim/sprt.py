@@ -87,6 +87,16 @@ class SPRT:
         llr = self.llr()
         return "H1" if llr >= hi else "H0" if llr <= lo else None
 
+    def score(self):
+        """A's points per game so far (a win 1, a draw 1/2), from the counts as they are (0.5 before any pair)."""
+        return float(np.dot(self.counts, PAIR_SCORES)) / self.pairs if self.pairs else 0.5
+
+    def progress(self):
+        """One line on the test so far: pairs and games played, A's score, the LLR against its bounds."""
+        lo, hi = self.bounds
+        return (f"pairs {self.pairs:,} (games {2 * self.pairs:,}): score {self.score():.3f}, "
+                f"LLR {self.llr():+.3f} (bounds {lo:+.3f}, {hi:+.3f})")
+
     def elo(self):
         """(estimate, low, high) of A's Elo over B, 95%."""
         m, v = self.moments()

@@ -1,5 +1,7 @@
 """Run summaries read back from a results folder: win rate per bot and per seat (95% Wilson intervals), mean
-score per seat, per team in a team format (khasino-4p), first-seat advantage."""
+score per seat, per team in a team format (khasino-4p), first-seat advantage. Also the tests the balance
+studies share (docs/BALANCE.md): the exact sign test's p on a log10 scale (exact where p underflows), p as a
+real number floored at P_FLOOR, and Holm's multiple-comparison correction."""
 import math
 
 import numpy as np
@@ -9,6 +11,7 @@ import pyarrow.dataset as ds
 from . import storage
 
 Z95 = 1.959963984540054
+P_FLOOR = 1e-300        # the smallest p written as a number; its log10 is kept exact below it
 
 
 def wilson(wins, n, z=Z95):
@@ -20,6 +23,47 @@ def wilson(wins, n, z=Z95):
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return (centre - half, centre + half)
+
+
+def sign_test_log10p(pos, neg):
+    """log10 of the exact two-sided sign test's p (scipy.stats.binomtest(pos, pos + neg, 0.5)); where that p
+    underflows, the same p summed in logs: 2 P(X <= min(pos, neg)), X ~ Binomial(pos + neg, 1/2)."""
+    from scipy.stats import binom, binomtest
+    from scipy.special import logsumexp
+    n = pos + neg
+    if n == 0:
+        return 0.0
+    p = binomtest(pos, n, 0.5).pvalue
+    if p > 1e-280:
+        return math.log10(p)
+    k = min(pos, neg)
+    tail = logsumexp(binom.logpmf(np.arange(max(0, k - 1_000_000), k + 1), n, 0.5))
+    return min(0.0, (math.log(2) + tail) / math.log(10))
+
+
+def p_value(log10p):
+    """A p as a real number: 10 ** log10 p, floored at P_FLOOR (terminal: "p < 1e-300", CSV: 1e-300)."""
+    return max(10.0 ** log10p, P_FLOOR)
+
+
+def p_text(log10p, name="p"):
+    """A p for the terminal: `p = 0.0123`, or below the floor `p < 1e-300 (log10 -326.5)` (the CSV: 1e-300 and
+    the same log10)."""
+    return (f"{name} < 1e-300 (log10 {log10p:.1f})" if log10p < math.log10(P_FLOOR)
+            else f"{name} = {10.0 ** log10p:.3g}")
+
+
+def holm(log10ps):
+    """Holm's step-down adjustment of m p values, on log10 p: the i-th smallest p times m - i + 1, made
+    non-decreasing, capped at 1. Keeps the chance of any false "significant" among the m at the level the
+    adjusted p are compared with (balance.ALPHA, 0.05)."""
+    m = len(log10ps)
+    adjusted = [0.0] * m
+    running = -math.inf
+    for rank, i in enumerate(sorted(range(m), key=lambda i: log10ps[i])):
+        running = max(running, min(0.0, log10ps[i] + math.log10(m - rank)))
+        adjusted[i] = running
+    return adjusted
 
 
 class _GameSet:
@@ -155,9 +199,10 @@ def format_summary(s, elapsed=None, unit="games"):
     """The summary as terminal lines; `unit` names what a row is ("matches" for Cassino matches)."""
     lines = [f"{unit:<10} {s['games']:,}" + (f" in {elapsed:.1f} s ({s['games'] / elapsed:,.0f} {unit}/s)"
                                                if elapsed else "")]
+    width = max([8] + [len(str(b["bot"])) for b in s["bots"]])     # long bot specs keep the columns aligned
     for b in s["bots"]:
         lo, hi = b["ci95"]
-        lines.append(f"bot        {b['bot']:<8} win rate {b['win_rate']:.4f}  95% CI [{lo:.4f}, {hi:.4f}]"
+        lines.append(f"bot        {b['bot']:<{width}} win rate {b['win_rate']:.4f}  95% CI [{lo:.4f}, {hi:.4f}]"
                      f"  ({b['wins']:,} of {b.get('played', b['seats_played']):,})")
     for p in s["seats"]:
         lo, hi = p["ci95"]

@@ -6,12 +6,17 @@ g of a `simulate` run with the tournament's root seed and no seat rotation, so e
 holds the same cards (duplicate deals: the luck of the deal cancels). Each assignment is one `simulate` run in
 OUT/assignment-NNNN (Parquet, resumable as `simulate` is).
 
-Results are pairwise: in each game, every two units held by different entrants give the better one a win
-(the higher score; in Kasino, misère, the lower), or each a half on equal scores. The crosstable's score rate of
-a against b is the mean over deals of a's mean result against b across the assignments of that deal, with a 95%
-interval over deals (the deals are independent, the assignments of one deal are not). Ratings are openskill's:
-Bradley-Terry (full pairing) on the pairwise results for two seats or teams, Plackett-Luce on each game's
-ranking where more units are held by distinct entrants; mu with a 95% interval (mu +- 1.96 sigma)."""
+Results are pairwise (rank breaking): in each game, every two units held by different entrants give the better
+one a win (the higher score; in Kasino, misère, the lower), or each a half on equal scores; with three or more
+units a game gives one result per such pair of units. The crosstable gives per pair of entrants the games they
+met in, the wins, losses and draws of those results, the score (wins + draws/2) and the score rate (score per
+result) with a 95% interval over deals (the mean over deals of the pair's per-deal score rate: the deals are
+independent, the assignments of one deal are not).
+
+Ratings are a batch maximum-likelihood Bradley-Terry fit of all those results at once (khasino_sim/
+bradley_terry.py): draws are half a win each, the Elo scale (a 400-point difference is 10:1 odds) with mean 0,
+95% intervals from a sandwich covariance clustered by deal, so they are honest about the correlated results of
+one deal and narrow as 1/sqrt(deals). The fit does not depend on the order of the games."""
 import itertools
 import json
 import math
@@ -78,10 +83,83 @@ def _well_formed(meta):
         return False
 
 
+PROGRESS_EVERY = 3.0    # seconds between progress lines
+
+
+class _Progress:
+    """Progress lines through `log`: games played of the total, at most one every `every` seconds (thread-safe:
+    `simulate`'s worker threads report their chunks)."""
+
+    def __init__(self, log, total, every):
+        import threading
+        import time
+        self.log, self.total, self.every, self.clock = log, total, every, time.monotonic
+        self.lock = threading.Lock()
+        self.done = self.played = 0
+        self.start = self.last = self.clock()
+        self.where = ""
+
+    def tick(self, n):
+        with self.lock:
+            self.played += n
+            now = self.clock()
+            if now - self.last >= self.every:
+                self.last = now
+                self._say(now)
+
+    def finish_assignment(self, games):
+        with self.lock:
+            self.done += games
+            self.played = 0
+
+    def _say(self, now):
+        played = min(self.done + self.played, self.total)
+        rate = played / max(now - self.start, 1e-9)
+        self.log(f"played {played:,} of {self.total:,} games ({100 * played / max(self.total, 1):.0f}%), "
+                 f"{self.where}, {rate:,.0f} games/s")
+
+    def end(self):
+        self.log(f"played {self.total:,} games in {self.clock() - self.start:.1f} s")
+
+
+def announce_compile(what, work, log, after=2.0):
+    """Run `work()`; if it is still running after `after` seconds (a first run compiling the core, about a
+    minute), say so through `log`, and when it ends, how long it took. Returns work()'s value."""
+    import threading
+    import time
+    notice = threading.Timer(after, log, (f"compiling the {what} (first run of its kind: about a minute, then "
+                                          "cached)",))
+    notice.daemon = True
+    t = time.monotonic()
+    notice.start()
+    try:
+        value = work()
+    finally:
+        notice.cancel()
+    if time.monotonic() - t > after:
+        log(f"compiled the {what} in {time.monotonic() - t:.0f} s (cached for later runs)")
+    return value
+
+
+def _warm_up(fmt, bots, plan, seed, options, log):
+    """Compile (or load) the core for the tournament's games before the first assignment, saying so if slow:
+    one game of an assignment per kind of game kernel (with the search, without)."""
+    from .runs import RunSpec, warm_up
+    from khasino_sim.kernels.core.heuristic import searches
+    kinds = {}
+    for a in plan:
+        spec = RunSpec(format=fmt.name, games=1, bots=tuple(bots[j] for j in a), seed=int(seed), rotate=False,
+                       options=dict(options or {}))
+        kinds.setdefault(searches(spec.bot_ids()), spec)
+    what = f"{fmt.family} game{' with the search' if 1 in kinds else ''} for {', '.join(bots)}"
+    announce_compile(what, lambda: [warm_up(s) for s in kinds.values()], log)
+
+
 def run(format, bots, games, seed=0, out="results/tournament", options=None, workers=None, resume=False,
-        force=False, log=None, backend="cpu"):
+        force=False, log=None, backend="cpu", progress_every=PROGRESS_EVERY):
     """Play the tournament into `out` (`backend` "cuda": on this machine's GPU, the same games); returns the
-    path. Raises TournamentError on bad input."""
+    path. Raises TournamentError on bad input. `log` (a callable) receives progress lines: the compile if it
+    is slow, then games played of the total every `progress_every` seconds, and the total at the end."""
     from .runs import simulate, validate, RunSpec, SimulationError
     fmt = get_format(format)
     if options:
@@ -108,20 +186,39 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
             raise TournamentError(f"{out} holds this tournament already (use --resume to finish it)")
     out.mkdir(parents=True, exist_ok=True)
     meta_path.write_text(json.dumps(meta, indent=1))
+    progress = None
+    if log:
+        if backend == "cpu":
+            _warm_up(fmt, bots, plan, seed, options, log)
+        log(f"{len(plan)} seat assignments x {int(games):,} deals = {len(plan) * int(games):,} games")
+        progress = _Progress(log, len(plan) * int(games), progress_every)
     for i, a in enumerate(plan):
         names = [bots[j] for j in a]
-        if log:
-            log(f"assignment {i + 1}/{len(plan)}: {', '.join(names)}")
+        if progress:
+            progress.where = f"assignment {i + 1}/{len(plan)} ({', '.join(names)})"
         try:
             simulate(fmt.name, games, names, seed, out / f"assignment-{i:04d}", workers=workers, rotate=False,
-                     options=options, resume=resume or force, force=force, quiet=True, backend=backend)
+                     options=options, resume=resume or force, force=force, quiet=True, backend=backend,
+                     progress=progress.tick if progress else None)
         except SimulationError as e:
             raise TournamentError(str(e)) from None
+        if progress:
+            progress.finish_assignment(int(games))
+    if progress:
+        progress.end()
     return out
 
 
+def _names(meta):
+    """The entrants as results show them: a bot file by its stem (bots.display_names), the manifest keeping the
+    full specs for resuming."""
+    from .bots import display_names
+    return display_names(meta["bots"])
+
+
 def results(out):
-    """Per deal, entrant pair and assignment: the pairwise results as arrays (deal, a, b, result for a)."""
+    """The tournament's manifest and its pairwise results as arrays, one entry per result: (meta, deal, a, b,
+    result for a), a and b entrant indices."""
     import pandas as pd
     meta = _meta(out)
     fmt = get_format(meta["format"])
@@ -140,125 +237,150 @@ def results(out):
             diff = scores[:, u] - scores[:, v]
             if lower_wins:
                 diff = -diff
-            r = np.where(diff > 0, 1.0, np.where(diff < 0, 0.0, 0.5))
             deal.append(g)
             ea.append(np.full(len(g), a[u]))
             eb.append(np.full(len(g), a[v]))
-            res.append(r)
+            res.append(np.sign(diff) * 0.5 + 0.5)
     return meta, np.concatenate(deal), np.concatenate(ea), np.concatenate(eb), np.concatenate(res)
 
 
-def crosstable(out):
-    """{(a, b): (rate, low, high, deals)}: entrant a's score rate against b (names), 95% interval over deals."""
-    meta, deal, ea, eb, res = results(out)
-    bots = meta["bots"]
-    table = {}
+CROSSTABLE_COLUMNS = ["bot", "opponent", "games", "wins", "losses", "draws", "score", "score_rate", "low", "high",
+                      "deals"]
+
+
+def _rate_interval(per_deal):
+    """95% interval of a score rate from its per-deal values: normal over deals; where every deal scored the
+    same (no spread to measure), the Wilson interval of the deals as trials."""
+    from scipy.stats import binomtest
+    d, m = len(per_deal), float(per_deal.mean())
+    sd = float(per_deal.std(ddof=1)) if d > 1 else 0.0
+    if sd == 0.0:
+        ci = binomtest(int(round(m * d)), d).proportion_ci(method="wilson")
+        return ci.low, ci.high
+    half = 1.959963984540054 * sd / math.sqrt(d)
+    return max(0.0, m - half), min(1.0, m + half)
+
+
+def crosstable(out, data=None):
+    """Per ordered pair of entrants (both ways), a DataFrame of CROSSTABLE_COLUMNS: the games they met in, the
+    wins, losses and draws of the bot's results against the opponent, score (wins + draws/2), score_rate (score
+    per result) with its 95% interval (low, high) over the deals. `data`: results(out), if already read."""
+    import pandas as pd
+    meta, deal, ea, eb, res = data if data is not None else results(out)
+    bots = _names(meta)
+    rows = []
     for i, j in itertools.permutations(range(len(bots)), 2):
         mine = np.concatenate([res[(ea == i) & (eb == j)], 1 - res[(ea == j) & (eb == i)]])
-        deals = np.concatenate([deal[(ea == i) & (eb == j)], deal[(ea == j) & (eb == i)]])
         if len(mine) == 0:
             continue
+        deals = np.concatenate([deal[(ea == i) & (eb == j)], deal[(ea == j) & (eb == i)]])
         _, inv = np.unique(deals, return_inverse=True)
         per_deal = np.bincount(inv, weights=mine) / np.bincount(inv)
-        m = float(per_deal.mean())
-        half = 1.96 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else 0.5
-        table[(bots[i], bots[j])] = (m, max(0.0, m - half), min(1.0, m + half), int(len(per_deal)))
-    return table
+        low, high = _rate_interval(per_deal)
+        met = sum(1 for a in meta["assignments"] if i in a and j in a) * meta["games"]
+        wins, losses = int((mine == 1).sum()), int((mine == 0).sum())
+        draws = len(mine) - wins - losses
+        rows.append({"bot": bots[i], "opponent": bots[j], "games": met, "wins": wins, "losses": losses,
+                     "draws": draws, "score": wins + draws / 2, "score_rate": float(mine.mean()), "low": low,
+                     "high": high, "deals": int(len(per_deal))})
+    return pd.DataFrame(rows, columns=CROSSTABLE_COLUMNS)
 
 
-def unit_scores(out):
-    """Per assignment, its entrants per unit and the (deals, units) scores, deals in order."""
+def ratings(out, data=None):
+    """A DataFrame of the Bradley-Terry ratings (module docstring), best first: rank, bot, elo, low, high (95%),
+    se. `data`: results(out), if already read."""
     import pandas as pd
-    meta = _meta(out)
-    n, unit_of = units(get_format(meta["format"]))
-    first = [unit_of.index(u) for u in range(n)]
-    for i, a in enumerate(meta["assignments"]):
-        games = pd.read_parquet(Path(out) / f"assignment-{i:04d}" / "games",
-                                columns=["game"] + [f"score_{s}" for s in first]).sort_values("game")
-        yield a, games[[f"score_{s}" for s in first]].to_numpy(dtype=np.int64)
+    from .bradley_terry import fit
+    meta, deal, ea, eb, res = data if data is not None else results(out)
+    f = fit(ea, eb, res, len(meta["bots"]), cluster=deal)
+    df = pd.DataFrame({"bot": _names(meta), "elo": f.elo, "low": f.low, "high": f.high, "se": f.se})
+    df = df.sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
+    df.insert(0, "rank", np.arange(1, len(df) + 1))
+    return df
 
 
-def ratings(out):
-    """{name: (mu, low, high)}: openskill ratings, mu with a 95% interval. Two units (seats or teams): the
-    Bradley-Terry (full pairing) model on the pairwise results in deal order. More units, each held by a
-    different entrant: the Plackett-Luce model on each game's ranking of the units (deal by deal, assignment by
-    assignment; equal scores share a rank). With an entrant on several units of one game (fewer entrants than
-    units), the pairwise Bradley-Terry fit."""
-    from openskill.models import BradleyTerryFull, PlackettLuce
-    meta = _meta(out)
-    fmt = get_format(meta["format"])
-    n, _ = units(fmt)
-    if n > 2 and all(len(set(a)) == n for a in meta["assignments"]):
-        model = PlackettLuce()
-        players = [model.rating(name=b) for b in meta["bots"]]
-        sign = 1 if family_of(fmt).misere else -1          # openskill: rank 0 is first; Kasino: lowest first
-        runs = list(unit_scores(out))
-        for g in range(len(runs[0][1])):
-            for a, scores in runs:
-                ranks = [int(sign * x) for x in scores[g]]
-                rated = model.rate([[players[e]] for e in a], ranks=ranks)
-                for e, [p] in zip(a, rated):
-                    players[e] = p
-        return {p.name: (p.mu, p.mu - 1.96 * p.sigma, p.mu + 1.96 * p.sigma) for p in players}
-    meta, deal, ea, eb, res = results(out)
-    model = BradleyTerryFull()
-    players = [model.rating(name=b) for b in meta["bots"]]
-    for k in np.lexsort((eb, ea, deal)):
-        i, j = int(ea[k]), int(eb[k])
-        r = res[k]
-        ranks = [0, 1] if r == 1 else [1, 0] if r == 0 else [0, 0]
-        [[pi], [pj]] = model.rate([[players[i]], [players[j]]], ranks=ranks)
-        players[i], players[j] = pi, pj
-    return {p.name: (p.mu, p.mu - 1.96 * p.sigma, p.mu + 1.96 * p.sigma) for p in players}
+def tables(out):
+    """(meta, crosstable, ratings) from one read of the results."""
+    data = results(out)
+    return data[0], crosstable(out, data), ratings(out, data)
 
 
-def format_tables(out):
-    """The crosstable and ratings as terminal lines."""
-    meta = _meta(out)
-    bots = meta["bots"]
-    ct = crosstable(out)
-    width = max(8, *(len(b) for b in bots)) + 2
-    lines = [f"{meta['format']}: {len(bots)} bots, {len(meta['assignments'])} seat assignments x {meta['games']:,} "
-             f"duplicate deals (seed {meta['seed']})", "score rate of the row against the column, 95% interval:",
-             " " * width + "".join(b.rjust(24) for b in bots)]
-    for a in bots:
-        cells = []
-        for b in bots:
-            if (a, b) in ct:
-                m, lo, hi, _ = ct[(a, b)]
-                cells.append(f"{m:.3f} [{lo:.3f}, {hi:.3f}]".rjust(24))
-            else:
-                cells.append("-".rjust(24))
-        lines.append(a.ljust(width) + "".join(cells))
-    lines.append("ratings (openskill, mu with 95% interval):")
-    for name, (mu, lo, hi) in sorted(ratings(out).items(), key=lambda kv: -kv[1][0]):
-        lines.append(f"  {name.ljust(width)}{mu:8.2f}  [{lo:.2f}, {hi:.2f}]")
-    return lines
+def _headline(meta):
+    n = len(meta["assignments"])
+    return (f"{meta['format']}: {len(meta['bots'])} bots, {n} seat assignments x {meta['games']:,} duplicate "
+            f"deals (seed {meta['seed']}) = {n * meta['games']:,} games")
 
 
-def write_report(out, report):
-    """Tables (CSV), figures (PNG: crosstable heatmap, ratings with error bars) and report.md in `report`."""
+def _score_text(score):
+    return f"{score:,.0f}" if score == int(score) else f"{score:,.1f}"
+
+
+def _rate_text(r):
+    return f"{r.score_rate:.3f} [{r.low:.3f}, {r.high:.3f}]"
+
+
+def _pairs_view(meta, ct):
+    """Each pair once (entrants in the order given), its columns as shown."""
+    order = {b: k for k, b in enumerate(_names(meta))}
+    one = ct[[order[a] < order[b] for a, b in zip(ct.bot, ct.opponent)]]
+    return [[r.bot, r.opponent, f"{r.games:,}", f"{r.wins:,}", f"{r.losses:,}", f"{r.draws:,}", _score_text(r.score),
+             _rate_text(r)] for r in one.itertuples()]
+
+
+PAIR_HEADERS = ["bot", "opponent", "games", "wins", "losses", "draws", "score", "score rate [95%]"]
+RATING_HEADERS = ["rank", "bot", "Elo", "95% interval"]
+
+
+def _matrix_view(meta, ct):
+    bots = _names(meta)
+    rate = {(r.bot, r.opponent): f"{r.score_rate:.3f}" for r in ct.itertuples()}
+    return [[a] + [rate.get((a, b), "-") for b in bots] for a in bots]
+
+
+def _ratings_view(rt):
+    return [[r.rank, r.bot, f"{r.elo:+.1f}", f"[{r.low:+.1f}, {r.high:+.1f}]"] for r in rt.itertuples()]
+
+
+def _several_units(meta, ct):
+    return bool(((ct.wins + ct.losses + ct.draws) != ct.games).any())
+
+
+SEVERAL_UNITS_NOTE = ("a bot on several seats or teams of a game has a result against each of the opponent's: "
+                      "wins + losses + draws count results, not games")
+RATINGS_METHOD = "Bradley-Terry fit of all results, a draw half a win; Elo, mean 0; 95% interval clustered by deal"
+
+
+def format_tables(out, data=None):
+    """The crosstable and ratings as terminal lines, aligned whatever the bot names. `data`: tables(out)."""
+    from tabulate import tabulate
+    meta, ct, rt = data if data is not None else tables(out)
+    lines = [_headline(meta), ""]
+    if len(_names(meta)) > 2:
+        lines += ["score rate of the row against the column:",
+                  tabulate(_matrix_view(meta, ct), headers=[""] + _names(meta), tablefmt="simple",
+                           disable_numparse=True, colalign=("left",) + ("right",) * len(_names(meta))), ""]
+    lines += ["pairs (score = wins + draws/2; score rate per result, 95% interval over deals):",
+              tabulate(_pairs_view(meta, ct), headers=PAIR_HEADERS, tablefmt="simple", disable_numparse=True,
+                       colalign=("left", "left") + ("right",) * 6)]
+    if _several_units(meta, ct):
+        lines.append(f"({SEVERAL_UNITS_NOTE})")
+    lines += ["", f"ratings ({RATINGS_METHOD}):",
+              tabulate(_ratings_view(rt), headers=RATING_HEADERS, tablefmt="simple", disable_numparse=True,
+                       colalign=("right", "left", "right", "left"))]
+    return "\n".join(lines).splitlines()
+
+
+def _figures(meta, ct, rt, report):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import pandas as pd
-    report = Path(report)
-    report.mkdir(parents=True, exist_ok=True)
-    meta = _meta(out)
-    bots = meta["bots"]
-    ct = crosstable(out)
-    rows = [{"bot": a, "opponent": b, "score_rate": m, "low": lo, "high": hi, "deals": n}
-            for (a, b), (m, lo, hi, n) in ct.items()]
-    pd.DataFrame(rows).to_csv(report / "crosstable.csv", index=False)
-    rt = ratings(out)
-    pd.DataFrame([{"bot": k, "mu": v[0], "low": v[1], "high": v[2]} for k, v in rt.items()]).to_csv(
-        report / "ratings.csv", index=False)
+    bots = _names(meta)
     grid = np.full((len(bots), len(bots)), np.nan)
-    for (a, b), (m, *_rest) in ct.items():
-        grid[bots.index(a), bots.index(b)] = m
-    fig, ax = plt.subplots(figsize=(1.6 + 1.1 * len(bots), 1.2 + 0.9 * len(bots)))
+    for r in ct.itertuples():
+        grid[bots.index(r.bot), bots.index(r.opponent)] = r.score_rate
+    fig, ax = plt.subplots(figsize=(2.5 + 1.1 * len(bots), 1.8 + 0.9 * len(bots)))
     im = ax.imshow(grid, vmin=0, vmax=1, cmap="RdBu")
-    ax.set_xticks(range(len(bots)), bots)
+    ax.set_xticks(range(len(bots)), bots, rotation=30, ha="right")
     ax.set_yticks(range(len(bots)), bots)
     for i in range(len(bots)):
         for j in range(len(bots)):
@@ -269,18 +391,53 @@ def write_report(out, report):
     fig.tight_layout()
     fig.savefig(report / "crosstable.png", dpi=100)
     plt.close(fig)
-    names = sorted(rt, key=lambda k: rt[k][0])
-    fig, ax = plt.subplots(figsize=(6, 1 + 0.5 * len(names)))
-    mus = [rt[k][0] for k in names]
-    ax.errorbar(mus, range(len(names)), xerr=[[rt[k][0] - rt[k][1] for k in names],
-                                            [rt[k][2] - rt[k][0] for k in names]], fmt="o", capsize=4)
-    ax.set_yticks(range(len(names)), names)
-    ax.set_xlabel("openskill mu (95% interval)")
+    order = rt.iloc[::-1]
+    fig, ax = plt.subplots(figsize=(6, 1 + 0.5 * len(order)))
+    ax.errorbar(order.elo, range(len(order)), xerr=[order.elo - order.low, order.high - order.elo], fmt="o",
+                capsize=4)
+    ax.set_yticks(range(len(order)), order.bot)
+    ax.axvline(0, color="grey", lw=0.5)
+    ax.set_xlabel("Elo (Bradley-Terry, mean 0; 95% interval)")
     fig.tight_layout()
     fig.savefig(report / "ratings.png", dpi=100)
     plt.close(fig)
-    md = ["# Tournament report", "", "```", *format_tables(out), "```", "",
-          "![crosstable](crosstable.png)", "", "![ratings](ratings.png)", "",
-          "Tables: `crosstable.csv`, `ratings.csv`.", ""]
+
+
+def write_report(out, report, data=None):
+    """Tables (CSV), figures (PNG: crosstable heatmap, ratings with error bars) and report.md (Markdown tables)
+    in `report`; returns the folder. `data`: tables(out), if already read."""
+    import pandas as pd
+    report = Path(report)
+    report.mkdir(parents=True, exist_ok=True)
+    meta, ct, rt = data if data is not None else tables(out)
+    ct.to_csv(report / "crosstable.csv", index=False)
+    rt.to_csv(report / "ratings.csv", index=False)
+    _figures(meta, ct, rt, report)
+    bots = _names(meta)
+    options = ", ".join(f"{k}={v}" for k, v in (meta.get("options") or {}).items())
+    md = [f"# Tournament: {meta['format']}, {', '.join(bots)}", "",
+          f"{_headline(meta)}{'; options ' + options if options else ''}.", "",
+          "## Method", "",
+          "Every seat assignment of the bots plays the same deals (duplicate deals, so the luck of the cards "
+          "cancels). Each game gives one result per two seats (or teams) held by different bots: a win for the "
+          "better score (in Kasino the lower), a draw on equal scores. Ratings are a Bradley-Terry maximum "
+          "likelihood fit of all the results at once (draws count half a win), on the Elo scale with mean 0; "
+          "their 95% intervals come from a sandwich covariance clustered by deal, as the results of one deal are "
+          "not independent. A score rate is the score (wins + draws/2) per result, its 95% interval over deals.",
+          "", "## Ratings", "",
+          pd.DataFrame(_ratings_view(rt), columns=RATING_HEADERS).to_markdown(index=False, disable_numparse=True,
+                                                                               colalign=("right", "left",
+                                                                                         "right", "left")),
+          "", "![ratings](ratings.png)", "", "## Pairs", "",
+          pd.DataFrame(_pairs_view(meta, ct), columns=PAIR_HEADERS).to_markdown(
+              index=False, disable_numparse=True, colalign=("left", "left") + ("right",) * 6)]
+    if _several_units(meta, ct):
+        md += ["", f"Note: {SEVERAL_UNITS_NOTE}."]
+    md += ["", "## Score rate of the row against the column", "",
+           pd.DataFrame(_matrix_view(meta, ct), columns=["bot"] + bots).to_markdown(
+               index=False, disable_numparse=True, colalign=("left",) + ("right",) * len(bots)),
+           "", "![crosstable](crosstable.png)", "",
+           "Tables: [crosstable.csv](crosstable.csv) (both directions of every pair), [ratings.csv](ratings.csv).",
+           ""]
     (report / "report.md").write_text("\n".join(md))
     return report

@@ -174,3 +174,11 @@ def test_same_games_whatever_workers(tmp_path):
     a = simulate("khasino", games=400, bots=specs, seed=6, out=tmp_path / "a", workers=1, shard_size=400)
     b = simulate("khasino", games=400, bots=specs, seed=6, out=tmp_path / "b", workers=2, shard_size=90)
     same_dataset(a, b)
+
+
+def test_tournament_names_a_bot_file_by_its_stem(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "khasino_sim", "tournament", "--bot-file", str(EXAMPLE), "--bots",
+                        "my_bot,random", "--games", "100", "--out", str(tmp_path / "t")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "my_bot" in r.stdout and str(EXAMPLE) not in r.stdout

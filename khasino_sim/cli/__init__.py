@@ -26,6 +26,7 @@ from .benchmark import _gpu_bench, bench
 from .contests import match, tournament
 from .listings import bots_command, formats, options
 from .positions import moves, play, show
+from .recording import replay
 from .simulation import simulate
 from .studies import balance, report
 
@@ -64,6 +65,10 @@ class Main(click.Group):
             raise
         except UserBotError as e:
             raise InputError(str(e)) from None
+        except BrokenPipeError:         # the reader stopped early (`| head`): the rest is discarded, exit 0
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())       # Python flushes stdout again at exit
+            sys.exit(0)
         except OSError as e:
             raise InputError(os_problem(e)) from None
         except Exception as e:
@@ -82,6 +87,6 @@ def main():
 
 
 for _command in (formats, moves, show, play, simulate, bots_command, options, bench, tournament, match, balance,
-                 report):
+                 report, replay):
     main.add_command(_command)
 del _command

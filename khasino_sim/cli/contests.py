@@ -7,6 +7,8 @@ from .common import (InputError, _bot_list, _check_backend, _check_playable, _fo
 from .shared_options import (backend_option, bot_file_option, bots_option, format_option, games_option,
                              out_option, report_option, resume_force_options, seed_option, set_option,
                              workers_option)
+from .recording import (match_records_target, record_options, tournament_choice, write_match_records,
+                        write_tournament_records)
 
 
 @click.command()
@@ -20,17 +22,22 @@ from .shared_options import (backend_option, bot_file_option, bots_option, forma
 @report_option("Also write tables, figures and report.md here.")
 @resume_force_options("tournament")
 @backend_option("cuda: play on this machine's NVIDIA GPU (the same games).")
+@record_options()
 @bot_file_option
-def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force, backend):
+def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force, backend, record_n,
+               record_games, record_where):
     """Every bot against every other on duplicate deals: each seat assignment plays the same deals (a
-    `simulate` run each, in OUT/assignment-NNNN); prints the crosstable of score rates and the ratings."""
-    from ..tournament import run, format_tables, write_report, TournamentError
+    `simulate` run each, in OUT/assignment-NNNN); prints per pair the games, wins, losses, draws, score and
+    score rate, and Bradley-Terry ratings on the Elo scale. Progress on stderr: the first compile, then the
+    games played every few seconds."""
+    from ..tournament import run, format_tables, tables, write_report, TournamentError
     fmt = _format(fmt_name)
     names = _bot_list(bots)
     _check_backend(backend, names)
     if out is None:
         out = default_out("tournament", fmt.name, bots_tag(names), seed, games)
     output_folders(out, report_dir)
+    choice = tournament_choice(record_n, record_games, record_where, fmt, names, games, _settings(settings))
     try:
         with reading(out):
             run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
@@ -38,10 +45,12 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
     except (TournamentError, ValueError) as e:
         raise InputError(str(e))
     with reading(out):
-        for line in format_tables(out):
+        data = tables(out)
+        for line in format_tables(out, data):
             click.echo(line)
         if report_dir:
-            click.echo(f"report     {write_report(out, report_dir) / 'report.md'}")
+            click.echo(f"report     {write_report(out, report_dir, data) / 'report.md'}")
+    write_tournament_records(out, choice)
 
 
 @click.command()
@@ -55,26 +64,40 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
 @click.option("--max-pairs", default=1_000_000, show_default=True, type=click.IntRange(1),
               help="Stop undecided after this many duplicate pairs.")
 @set_option()
+@record_options(match=True)
 @bot_file_option
-def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
+def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings, record_n, record_games, record_out):
     """BOT_A against BOT_B on duplicate pairs (each deal played twice, seats swapped) until a sequential
     probability ratio test accepts H0 (BOT_A is elo0 stronger) or H1 (elo1); prints the verdict, the Elo
-    estimate with its 95% interval and the games played."""
+    estimate with its 95% interval and the games played. Progress on stderr: the first compile, and after the
+    first batch and then at most once a second, the pairs played, BOT_A's score and the LLR against its bounds."""
+    import time
+    from khasino_sim.kernels.core.heuristic import searches
     from ..duplicate import pair_counts
+    from ..engine import bot_id
     from ..sprt import SPRT, parse_sprt
+    from ..tournament import announce_compile
     fmt = _format(fmt_name)
     _bot_list(f"{bot_a},{bot_b}", "the bots")
     _check_playable([bot_a, bot_b], fmt.family)
+    record = match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, seed)
     try:
         test = SPRT(**parse_sprt(sprt_text))
         options = _settings(settings)
+        announce_compile(f"{fmt.family} game{' with the search' if searches([bot_id(bot_a), bot_id(bot_b)]) else ''}"
+                         f" for {bot_a}, {bot_b}",
+                         lambda: pair_counts(fmt.name, bot_a, bot_b, seed, 0, 1, options), to_stderr)
         start = 0
         verdict = None
+        said = time.monotonic()
         while verdict is None and start < max_pairs:
             n = min(batch, max_pairs - start)
             test.add(pair_counts(fmt.name, bot_a, bot_b, seed, start, n, options))
             start += n
             verdict = test.verdict()
+            if start == n or verdict is not None or start >= max_pairs or time.monotonic() - said >= 1.0:
+                to_stderr(test.progress())          # after the first batch, then at most once a second
+                said = time.monotonic()
     except ValueError as e:
         raise InputError(str(e))
     elo, lo, hi = test.elo()
@@ -86,3 +109,4 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings):
     click.echo(f"LLR {test.llr():.3f} (bounds {lo_b:.3f}, {hi_b:.3f}); pairs {test.pairs:,} = games "
                f"{2 * test.pairs:,}; pentanomial {test.counts}")
     click.echo(f"Elo {bot_a} - {bot_b}: {elo:+.1f} [{lo:+.1f}, {hi:+.1f}] (95%)")
+    write_match_records(*record, fmt, bot_a, bot_b, seed, _settings(settings), test.pairs)

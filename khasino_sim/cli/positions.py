@@ -1,6 +1,7 @@
 """The position commands: `khasino moves` and `khasino show` read a state file, `khasino play` plays one game
 and prints it move by move (the text comes from khasino_sim/render.py)."""
 import json
+import os
 
 import click
 
@@ -36,8 +37,23 @@ def moves(state_file, count, limit):
 
 @click.command()
 @click.argument("state_file", metavar="STATE.json")
-def show(state_file):
-    """Draw the position in STATE.json legibly in the terminal."""
+@click.option("--game", type=click.IntRange(0), default=None, metavar="K",
+              help="A records file (docs/RECORDS.md): the record of game K [default: its first].")
+@click.option("--line", type=click.IntRange(1), default=None, metavar="L", help="A records file: the record on line L.")
+@click.option("--move", type=click.IntRange(1), default=None, metavar="M",
+              help="A records file: the position before move M [default: 1, the first]; past the last, the end.")
+def show(state_file, game, line, move):
+    """Draw the position in STATE.json legibly in the terminal, or one position of a recorded game
+    (`khasino show records.jsonl --game K --move M`: the position before move M)."""
+    from ..records import describe_step, is_record_file, position_before
+    from .recording import record_steps
+    if state_file != "-" and is_record_file(state_file):
+        rec, positions = record_steps(state_file, game, line)
+        click.echo("\n".join(describe_step(rec, positions[position_before(positions, move or 1)], len(positions))))
+        return
+    if (game, line, move) != (None, None, None):
+        raise InputError(f"--game, --line and --move read a records file (docs/RECORDS.md); {state_file} holds a "
+                         "state")
     click.echo(render(_load_state(state_file)))
 
 
@@ -45,23 +61,43 @@ def show(state_file):
 @format_option()
 @seed_option("Game seed.")
 @bots_option("One bot per seat (or one for all; one per team in khasino-4p).", default="greedy,random")
-@click.option("--json", "as_json", is_flag=True, help="Print each position as a JSON state instead.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print JSON lines only: {\"state\"} before each move, the move {\"seat\", \"bot\", \"move\", "
+              "\"key\"}, the last {\"state\"}, then {\"final\"} (scores, score, winner).")
+@click.option("--record", "record_file", default=None, metavar="FILE",
+              help="Also write the game as a record (docs/RECORDS.md) to FILE, for `khasino replay`.")
 @bot_file_option
-def play(fmt_name, seed, bots, as_json):
+def play(fmt_name, seed, bots, as_json, record_file):
     """Play one game in the compiled core and print it move by move, replayed through the Python API (in
-    Cassino: the first round of a match, dealt from the round seed SEED)."""
-    from ..engine import new_game, legal_moves, play_game, play_round, scores
+    Cassino and Kasino: the first round of a match, dealt from the round seed SEED)."""
+    from ..records import RecordError, dumps, play_record, steps, write_lines
+    from .recording import pipe_closed_ok
     fmt = _format(fmt_name)
     names = _bots(bots, fmt)
-    game = (play_round if fmt.matches else play_game)(fmt.name, seed, names)
-    state = new_game(fmt.name, seed)
-    for key in game["keys"]:
-        click.echo(json.dumps(state) if as_json else render(state))
-        moves = legal_moves(state)
-        move = next((m for m in moves if m.key == key), moves[0])
-        p = state["to_move"]
-        click.echo(f"  seat {p} ({names[p]}): {move.text}\n")
-        state = move.result
-    click.echo(json.dumps(state) if as_json else render(state))
-    pts = scores(state)
-    click.echo("final: " + ", ".join(f"seat {s} ({names[s]}) {sc['score']}" for s, sc in enumerate(pts)))
+    if record_file is not None and os.path.isdir(record_file):
+        raise InputError(f"--record {record_file} is a folder, not a file")
+    try:
+        rec = play_record(fmt.name, None, names, seed, kind="round" if fmt.matches else "game")
+        positions = steps(rec)
+    except RecordError as e:
+        raise InputError(str(e)) from None
+    if record_file is not None:
+        write_lines(record_file, [dumps({**rec, "game": None})])
+    with pipe_closed_ok():
+        for p in positions:
+            if as_json:
+                click.echo(json.dumps({"state": p["state"]}))
+            else:
+                click.echo(render(p["state"]))
+            m = p["played"]
+            if m is None:
+                continue
+            if as_json:
+                click.echo(json.dumps(m))
+            else:
+                click.echo(f"  seat {m['seat']} ({m['bot']}): {m['move']['text']}\n")
+        final = rec["rounds"][-1]["scores"]
+        if as_json:
+            click.echo(json.dumps({"final": {"scores": final, "score": rec["score"], "winner": rec["winner"]}}))
+        else:
+            click.echo("final: " + ", ".join(f"seat {s} ({names[s]}) {sc['score']}" for s, sc in enumerate(final)))

@@ -10,6 +10,7 @@ from .common import (InputError, _bot_list, _check_backend, _format, _settings, 
 from .shared_options import (backend_option, bot_file_option, bots_option, dask_option, format_option,
                              games_option, out_option, quiet_option, resume_force_options, seed_option,
                              set_option, shard_size_option, workers_option)
+from .recording import record_choice, record_options
 
 
 @click.command()
@@ -28,14 +29,16 @@ from .shared_options import (backend_option, bot_file_option, bots_option, dask_
 @resume_force_options("run")
 @quiet_option()
 @click.option("--series", default=1, show_default=True, type=int, metavar="K",
-              help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10).")
+              help="Play series of K matches, the previous match's lowest scorer leading the next (3p, P10); "
+              "--games must be a multiple of K.")
 @click.option("--rounds", default=0, type=int, metavar="1",
               help="Cassino, Kasino: --rounds 1 plays single rounds [default: whole matches (Cassino to 21, "
               "Kasino `match_rounds` rounds), one row per match and a rounds table with one row per round].")
 @backend_option("cuda: play each shard on this machine's NVIDIA GPU (the same rows as the CPU).")
+@record_options()
 @bot_file_option
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
-             quiet, series, rounds, backend):
+             quiet, series, rounds, backend, record_n, record_games, record_where):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
     (docs/RESULTS.md), then print a summary: win rate per bot, per seat and, in khasino-4p, per team."""
     import time
@@ -52,6 +55,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     except SimulationError as e:
         raise InputError(str(e))
     _check_backend(backend, names, dask)
+    choice = record_choice(record_n, record_games, record_where, spec)
     output_folders(out)
     from ..storage import read_manifest, RunFolderError
     try:
@@ -91,6 +95,13 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         sys.exit(1)
     elapsed = time.time() - started
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
+    if choice is not None:
+        from ..records import RecordError, record_run
+        try:
+            with reading(path):
+                record_run(path, choice, log=click.echo)
+        except RecordError as e:
+            raise InputError(str(e)) from None
     with reading(path):
         summary = summarize(path)
     click.echo(format_summary(summary, None if already else elapsed,

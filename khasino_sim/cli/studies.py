@@ -32,9 +32,10 @@ from .shared_options import (backend_option, bot_file_option, bots_option, dask_
 def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, settings, report_dir, dask, resume, force,
             quiet, backend):
     """Compare rule variants on the same deals: each variant of the --vary grid plays the same seeded games
-    (common random numbers), then the summary gives per variant the win rate per seat with intervals, margins,
-    points by category, game length and moves per game, and per pair of variants the paired differences with
-    95% intervals and an exact sign test (docs/BALANCE.md)."""
+    (common random numbers). The summary first names the variants whose games are identical to another's and
+    how often the bots used each varied rule, then gives per variant the win rate per seat with intervals,
+    margins, points by category, game length and moves per game, and per pair of distinct variants the paired
+    differences with 95% intervals and an exact sign test, Holm-corrected (docs/BALANCE.md)."""
     from .. import balance as study
     from ..runs import SimulationError
     fmt = _format(fmt_name)
@@ -70,7 +71,8 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
 @click.argument("run_dir", type=click.Path(file_okay=False))
 @click.option("--out", "report_dir", default=None, help="Report folder [default: RUN_DIR/report].")
 def report(run_dir, report_dir):
-    """Write figures (PNG), tables (CSV) and report.md for a `simulate`, `tournament` or `balance` output."""
+    """Write figures (PNG), tables (CSV) and report.md for a `simulate` (a simulation report: win rate per bot,
+    seat and team), `tournament` or `balance` output."""
     from ..balance import BalanceError
     from ..report import write
     if not os.path.isdir(run_dir):
