@@ -13,13 +13,11 @@ divided by the mean of the two calibration timings that flank it (its *normalise
 that is slower, or slows down during the run (a throttled CPU, a VM's stolen time), moves both and leaves the
 normalised figure put, while a slower engine moves only the games/s.
 
-`compare` flags a cell only when its median normalised figure fell by more than a tolerance AND a one-sided
-Mann-Whitney U test over the two reports' samples says the fall is statistically clear (p < alpha), as
-google benchmark's tools/compare.py does. The JSON report's schema is in docs/BENCH.md (SCHEMA_VERSION
+`compare` (khasino_sim/bench_gate.py, re-exported here) flags a cell only when its median normalised figure
+fell by more than a tolerance AND a one-sided Mann-Whitney U test over the two reports' samples says the fall
+is statistically clear (p < alpha), as google benchmark's tools/compare.py does. The JSON report's schema is in docs/BENCH.md (SCHEMA_VERSION
 below); it also carries pytest-benchmark's `benchmarks` list, so `pytest-benchmark compare` reads it.
 """
-import json
-import math
 import os
 import platform
 import statistics
@@ -30,7 +28,10 @@ from datetime import datetime, timezone
 import numpy as np
 from numba import njit
 
-SCHEMA_VERSION = 2
+from .bench_gate import (DEFAULT_ALPHA, DEFAULT_TOLERANCE, HEADER, SCHEMA_VERSION, BenchError,  # noqa: F401
+                         _cells, _number, cell_key, changes, check_alpha, check_tolerance, compare, format_calibration,
+                         format_comparison, format_footer, format_report, format_row, load_report, missing,
+                         pytest_benchmark_view, smallest_p, spread, validate, write_report)
 
 # Bot pairings: name -> the bot of every seat (as many seats as the format has).
 PAIRINGS = {"random-random": ("random", "random"), "greedy-greedy": ("greedy", "greedy"),
@@ -50,8 +51,6 @@ DEFAULT_REPEATS = 9           # samples per cell
 QUICK = {"games": 1_000, "ref_games": 2, "repeats": 5}
 WARMUP_GAMES = 50             # untimed games per cell first: loads (or compiles) the core
 
-DEFAULT_TOLERANCE = 0.10      # a regression is a fall of the median normalised figure beyond this ...
-DEFAULT_ALPHA = 0.05          # ... that the one-sided Mann-Whitney U test finds at this significance
 
 CALIBRATION_KERNEL = "splitmix64-popcount-chain/1"
 CALIBRATION_STEPS = 1 << 22   # kernel steps per calibration timing (about 20 ms on a current x86 core)
@@ -71,10 +70,6 @@ def _pick_clock():
 
 
 CLOCK, _clock = _pick_clock()
-
-
-class BenchError(ValueError):
-    """Bad input to the benchmark: an unknown format or pairing, a bad option, a malformed report."""
 
 
 # --- calibration ---------------------------------------------------------------------------------------------
@@ -219,19 +214,6 @@ def ref_rate(fmt, bots, games):
     return _clock() - t
 
 
-def spread(samples):
-    """Median, interquartile range [q1, q3] and a distribution-free 95% confidence interval of the median
-    (order statistics, scipy.stats.quantile_test; None below 6 samples, where none reaches 95%)."""
-    x = np.asarray(samples, dtype=float)
-    q1, med, q3 = np.percentile(x, [25, 50, 75])
-    ci = None
-    if len(x) >= 6:
-        from scipy.stats import quantile_test
-        c = quantile_test(x, q=med, p=0.5).confidence_interval(0.95)
-        ci = [float(c.low), float(c.high)]
-    return float(med), [float(q1), float(q3)], ci
-
-
 def plan(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_REPEATS, formats=None, pairings=None,
          calibration_steps=CALIBRATION_STEPS, calibration_repeats=CALIBRATION_REPEATS):
     """Check a workload without running it; returns (format names, pairing names). BenchError if bad."""
@@ -356,251 +338,3 @@ def run_bench(games=DEFAULT_GAMES, ref_games=DEFAULT_REF_GAMES, repeats=DEFAULT_
     return report
 
 
-def pytest_benchmark_view(report):
-    """The keys that make the report a pytest-benchmark JSON file too (`pytest-benchmark compare A.json
-    B.json` lists it): one entry per cell whose `stats` are pytest-benchmark's own (pytest_benchmark.stats)
-    over the samples in CPU seconds per game; `extra_info` carries the normalised median. Empty without
-    pytest-benchmark installed (the gate itself never reads these keys)."""
-    try:
-        from pytest_benchmark.stats import Stats
-        from pytest_benchmark import __version__ as pb_version
-    except ImportError:
-        return {"benchmarks": []}
-    benchmarks = []
-    for c in report["results"]:
-        stats = Stats()
-        for sec in c["core_seconds"]:
-            stats.update(sec / c["games"])
-        key = cell_key(c)
-        benchmarks.append({
-            "group": "khasino bench", "name": f"core[{key}]", "fullname": f"khasino bench::core[{key}]",
-            "params": {"format": c["format"], "pairing": c["pairing"]}, "param": key,
-            "extra_info": {"games": c["games"], "unit": "CPU seconds per game", "normalised": c["normalised"],
-                           "normalised_iqr": c["normalised_iqr"]},
-            "options": {"timer": f"time.{report['workload']['clock']}", "min_rounds": len(c["core_seconds"]),
-                        "warmup": True, "disable_gc": False, "max_time": None, "min_time": None},
-            "stats": {**stats.as_dict(), "data": list(stats.data), "iterations": 1}})
-    return {"benchmarks": benchmarks, "datetime": report["created"], "version": pb_version,
-            "machine_info": {"node": platform.node(), "processor": report["machine"]["cpu"],
-                             "machine": report["machine"]["arch"],
-                             "python_implementation": report["machine"]["python_implementation"],
-                             "python_version": report["machine"]["python"], "cpu": report["machine"]},
-            "commit_info": {}}
-
-
-# --- reading reports and comparing ---------------------------------------------------------------------------
-
-def _number(x):
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def validate(report, name="report"):
-    """Check that `report` is a benchmark report this version reads; BenchError (one line) if not."""
-    if not isinstance(report, dict):
-        raise BenchError(f"{name}: not a benchmark report (expected a JSON object)")
-    version = report.get("schema_version")
-    if version == 1:
-        raise BenchError(f"{name}: schema_version 1 is an older `khasino bench` report (one best-of figure per "
-                         f"cell, no samples to test); this version reads {SCHEMA_VERSION}: remake it with "
-                         "`khasino bench --json` (docs/BENCH.md)")
-    if version != SCHEMA_VERSION:
-        raise BenchError(f"{name}: schema_version {version!r} is not {SCHEMA_VERSION} "
-                         "(not a `khasino bench --json` report of this version)")
-    cells = report.get("results")
-    if not isinstance(cells, list):
-        raise BenchError(f"{name}: 'results' must be a list")
-    seen = set()
-    for i, c in enumerate(cells):
-        if not isinstance(c, dict) or not isinstance(c.get("format"), str) or not isinstance(c.get("pairing"), str):
-            raise BenchError(f"{name}: results[{i}] needs a 'format' and a 'pairing'")
-        key = cell_key(c)
-        if key in seen:
-            raise BenchError(f"{name}: {key} appears twice")
-        seen.add(key)
-        samples = c.get("normalised_samples")
-        if not isinstance(samples, list) or not samples or not all(_number(x) and x > 0 for x in samples):
-            raise BenchError(f"{name}: {key} has no positive 'normalised_samples'")
-        if not _number(c.get("normalised")) or c["normalised"] <= 0:
-            raise BenchError(f"{name}: {key} has no positive 'normalised' figure")
-    cal = report.get("calibration")
-    if not isinstance(cal, dict) or not _number(cal.get("rate")) or cal["rate"] <= 0:
-        raise BenchError(f"{name}: 'calibration' needs a positive 'rate'")
-    return report
-
-
-def load_report(path):
-    """Read and validate a report file; BenchError (one line) if it is unreadable or malformed."""
-    if os.path.isdir(path):
-        raise BenchError(f"{path} is a folder, not a `khasino bench --json` report file")
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        raise BenchError(f"cannot read {path}: {e.strerror or e}")
-    except UnicodeDecodeError:
-        raise BenchError(f"{path}: not a text file")
-    try:
-        report = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise BenchError(f"{path}: not valid JSON ({e.msg}, line {e.lineno} column {e.colno})")
-    return validate(report, path)
-
-
-def write_report(report, path):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
-def cell_key(cell):
-    return f"{cell['format']}/{cell['pairing']}"
-
-
-def _cells(report):
-    return {cell_key(c): c for c in report["results"]}
-
-
-def check_tolerance(tolerance):
-    if not _number(tolerance) or tolerance < 0:
-        raise BenchError(f"tolerance must be a number >= 0 (0.10 = a 10% fall), not {tolerance!r}")
-    return float(tolerance)
-
-
-def check_alpha(alpha):
-    if not _number(alpha) or not 0 < alpha < 1:
-        raise BenchError(f"alpha must be a number between 0 and 1 (0.05 = 5%), not {alpha!r}")
-    return float(alpha)
-
-
-def smallest_p(n_after, n_before):
-    """The smallest p-value the one-sided U test can give with these sample sizes (all samples apart)."""
-    return 1 / math.comb(n_after + n_before, n_before)
-
-
-def changes(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA):
-    """Every cell in both reports: {cell, format, pairing, before, after (median normalised figures), change
-    (after / before - 1), p (one-sided Mann-Whitney U: are this run's samples lower than the baseline's?),
-    testable (the sample sizes can reach p < alpha at all), regression}.
-
-    A regression is a change below -tolerance that the test finds significant (p < alpha); with too few
-    samples to test (fewer than 4 a side at alpha 0.05) the tolerance alone decides."""
-    from scipy.stats import mannwhitneyu
-    tolerance, alpha = check_tolerance(tolerance), check_alpha(alpha)
-    now, before = _cells(report), _cells(baseline)
-    out = []
-    for key, b in before.items():
-        if key not in now:
-            continue
-        a = now[key]
-        xa, xb = a["normalised_samples"], b["normalised_samples"]
-        change = a["normalised"] / b["normalised"] - 1
-        p = float(mannwhitneyu(xa, xb, alternative="less").pvalue)
-        testable = smallest_p(len(xa), len(xb)) < alpha
-        out.append({"cell": key, "format": a["format"], "pairing": a["pairing"], "before": b["normalised"],
-                    "after": a["normalised"], "change": change, "p": p, "n_before": len(xb), "n_after": len(xa),
-                    "testable": testable,
-                    "regression": change < -tolerance and (p < alpha or not testable)})
-    return out
-
-
-def compare(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA):
-    """The regressions of `report` against `baseline` (the entries of `changes` marked regression)."""
-    return [c for c in changes(report, baseline, tolerance, alpha) if c["regression"]]
-
-
-def missing(report, baseline):
-    """Cells only in the baseline (not measured now) and only in the report (new since the baseline)."""
-    now, before = _cells(report), _cells(baseline)
-    return {"baseline_only": [k for k in before if k not in now], "report_only": [k for k in now if k not in before]}
-
-
-# --- text ----------------------------------------------------------------------------------------------------
-
-HEADER = (f"{'format':<16} {'pairing':<19} {'games':>6} {'core games/s':>13} {'decisions/s':>12} {'ref games/s':>12} "
-          f"{'ratio':>8} {'normalised':>11} {'IQR':>6}")
-
-
-def format_row(c):
-    """One cell's line; a figure the report lacks (only `normalised_samples` is required) prints as '-'."""
-    def num(key, width, fmt):
-        return f"{c[key]:>{width}{fmt}}" if c.get(key) else f"{'-':>{width}}"
-    ratio = f"{c['ratio']:>7,.0f}x" if c.get("ratio") else f"{'-':>8}"
-    q1, q3 = c.get("normalised_iqr") or spread(c["normalised_samples"])[1]
-    return (f"{c['format']:<16} {c['pairing']:<19} {num('games', 6, '')} {num('core_games_per_s', 13, ',.1f')} "
-            f"{num('decisions_per_s', 12, ',.0f')} {num('ref_games_per_s', 12, ',.1f')} "
-            f"{ratio} {c['normalised']:>11,.2f} {(q3 - q1) / c['normalised']:>6.1%}")
-
-
-def format_calibration(cal, machine):
-    return (f"calibration {cal['rate']:,.1f} {cal.get('unit', 'Msteps/s')} ({cal.get('kernel', '?')}, median of "
-            f"{cal.get('repeats', '?')}) on {machine.get('cpu', '?')}, {machine.get('cores', '?')} cores")
-
-
-def format_footer(report):
-    w = report.get("workload", {})
-    clock = {"process_time": "CPU time", "perf_counter": "wall time"}.get(w.get("clock"), "?")
-    return (f"core: one thread, JIT excluded, median of {w.get('repeats', '?')} samples of {w.get('games', '?')} "
-            f"games taken in rounds, each normalised by the calibration timed around it (IQR: its spread); reference: "
-            f"{w.get('ref_games', '?')} games per cell; timed in {clock}; normalised = core games/s per "
-            f"calibration Msteps/s; {report.get('elapsed_seconds', 0):.0f} s in all")
-
-
-def format_report(report):
-    """The whole report as the table `khasino bench` prints."""
-    lines = [format_calibration(report["calibration"], report.get("machine", {})), HEADER]
-    lines += [format_row(c) for c in report["results"]]
-    lines.append(format_footer(report))
-    return "\n".join(lines)
-
-
-def format_comparison(report, baseline, tolerance=DEFAULT_TOLERANCE, alpha=DEFAULT_ALPHA,
-                      baseline_name="baseline"):
-    """Lines comparing every shared cell (regressions marked), then missing cells and notes."""
-    tolerance, alpha = check_tolerance(tolerance), check_alpha(alpha)
-    lines = [f"compared with {baseline_name}: a regression is a median normalised figure more than "
-             f"{tolerance:.0%} below the baseline's that a one-sided Mann-Whitney U test over the samples finds "
-             f"significant (p < alpha = {alpha:g}); calibration {baseline['calibration']['rate']:,.1f} -> "
-             f"{report['calibration']['rate']:,.1f} Msteps/s",
-             None]
-    found = changes(report, baseline, tolerance, alpha)
-    gone = missing(report, baseline)
-    w = max([24] + [len(c["cell"]) for c in found] + [len(k) for v in gone.values() for k in v])
-    lines[1] = f"  {'cell':<{w}} {'baseline':>10}    {'this run':>10}  {'change':>7}  {'p':>8}  verdict"
-    untestable = []
-    for c in found:
-        if c["regression"]:
-            flag = "REGRESSION"
-        elif c["change"] < -tolerance:
-            flag = f"ok (beyond {tolerance:.0%} but not significant)"
-        else:
-            flag = "ok"
-        if not c["testable"]:
-            untestable.append(f"{c['cell']} ({c['n_after']} vs {c['n_before']} samples: smallest p "
-                              f"{smallest_p(c['n_after'], c['n_before']):.2g})")
-        lines.append(f"  {c['cell']:<{w}} {c['before']:>10,.2f} -> {c['after']:>10,.2f}  {c['change']:>+7.1%}  "
-                     f"{c['p']:>8.2g}  {flag}")
-    if untestable:
-        lines.append(f"  note: too few samples for the U test to reach p < {alpha:g}, so the tolerance alone "
-                     f"judged {len(untestable)} cell(s), e.g. {untestable[0]}; use more --repeats")
-    for key in gone["baseline_only"]:
-        lines.append(f"  {key:<{w}} missing: in the baseline, not measured in this run")
-    for key in gone["report_only"]:
-        lines.append(f"  {key:<{w}} missing: not in the baseline (new cell, not compared)")
-    bw, rw = baseline.get("workload", {}), report.get("workload", {})
-    if (bw.get("games"), bw.get("repeats")) != (rw.get("games"), rw.get("repeats")):
-        lines.append(f"  note: workloads differ (baseline {bw.get('games')} games x {bw.get('repeats')} samples, "
-                     f"this run {rw.get('games')} x {rw.get('repeats')}); figures are less comparable")
-    now = _cells(report)
-    for key, b in _cells(baseline).items():
-        a = now.get(key)
-        if a and a.get("games") == b.get("games") and a.get("seat_wins") and b.get("seat_wins") \
-                and a["seat_wins"] != b["seat_wins"]:
-            lines.append(f"  note: {key} played different games (seat wins {b['seat_wins']} -> {a['seat_wins']})")
-    bv, rv = baseline.get("versions", {}), report.get("versions", {})
-    if bv.get("engine") != rv.get("engine"):
-        lines.append(f"  note: ENGINE_VERSION {bv.get('engine')} -> {rv.get('engine')}: the games themselves changed")
-    return lines
