@@ -176,7 +176,7 @@ def study_runs(out):
         return manifest, [(e["label"], out / VARIANTS / e["name"]) for e in manifest["variants"]]
     run = storage.read_manifest(out)
     if run is None or "spec" not in run:
-        raise BalanceError(f"{out} holds no balance study or simulate run")
+        raise BalanceError(f"{out} holds no balance study, tournament or simulate run")
     s = run["spec"]
     if not _run_spec(s):
         raise storage.RunFolderError(f"{out / storage.MANIFEST} is damaged: its spec is not a run's")

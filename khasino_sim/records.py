@@ -176,6 +176,8 @@ def selection(count=None, where=None, games=None):
     chosen = [x is not None for x in (games, where)]
     if all(chosen):
         raise RecordError("--record-games and --record-where do not combine: give one")
+    if games is not None and count is not None:
+        raise RecordError("--record N and --record-games both choose the games to record: give one")
     if games is not None:
         return {"games": parse_games(games) if isinstance(games, str) else sorted(set(games))}
     if where is not None:
@@ -208,15 +210,23 @@ def _chosen_rows(out, choice, n_games):
 def record_run(out, choice, extra=None, log=None):
     """Record the games of the run in `out` that `choice` (selection()) picks into OUT/records.jsonl, written
     whole and atomically (a resumed or repeated run rewrites it: never a duplicate). `extra`: fields added to
-    every record (a tournament's assignment). Returns (path, number of records)."""
-    from . import storage
-    from .runs import RunSpec
+    every record (a tournament's assignment). Returns (path, number of records); when no game matches a
+    --record-where query, writes nothing and returns (None, 0) (the caller says so)."""
     lines = run_records(out, choice, extra)
+    if not lines:
+        return None, 0
     path = Path(out) / RECORDS
     write_lines(path, lines)
     if log is not None:
         log(f"records    {path} ({len(lines)} game{'s' * (len(lines) != 1)})")
     return path, len(lines)
+
+
+def nothing_matched(out, choice):
+    """The warning when a --record-where query matched no game: nothing written, an older file left alone."""
+    old = Path(out) / RECORDS
+    return (f"warning: no game matched --record-where {choice['where']!r}: no records written"
+            + (f" ({old} is left as it was)" if old.exists() else ""))
 
 
 def run_records(out, choice, extra=None):
@@ -236,6 +246,8 @@ def record_tournament(out, choice, log=None):
     assignments = sorted(Path(out).glob("assignment-[0-9][0-9][0-9][0-9]"))
     per = [run_records(folder, choice, {"assignment": int(folder.name.split("-")[1])}) for folder in assignments]
     lines = [line for group in zip(*per) for line in group]
+    if not lines:
+        return None, 0
     path = Path(out) / RECORDS
     write_lines(path, lines)
     if log is not None:
@@ -385,6 +397,9 @@ def pick(records, game=None, line=None, path="records"):
         if rec.get("game") == game:
             return rec
     held = [r.get("game") for r in records]
+    if all(g is None for g in held):
+        raise RecordError(f"{path} holds records of `play --record`, which have no game index: leave out --game, "
+                          f"or choose one by --line 1 .. {len(records)}")
     raise RecordError(f"{path} holds no record of game {game} (games: {', '.join(map(str, held[:20]))}"
                       f"{' ...' if len(held) > 20 else ''})")
 

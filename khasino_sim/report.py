@@ -23,6 +23,15 @@ def snake(name):
     return re.sub(r"[^0-9a-z]+", "_", str(name).lower()).strip("_")
 
 
+def _after_first_deal(rows, kind):
+    """What the after-the-first-deal rows shown mean, only those shown (a format whose second deal is led by
+    the first's leader has no `leader_2` row)."""
+    say = {"ahead_1": f"`ahead_1` is how often the {kind} ahead when the first deal ends (on the points its pile "
+                      "would score then) wins the game",
+           "leader_2": "`leader_2` is how often the second deal's leader wins"}
+    return "; ".join(say[r] for r in rows)
+
+
 def write(out, report):
     """Write the report of the run or study in `out` to the folder `report`; returns the report.md path."""
     out = Path(out)
@@ -292,8 +301,8 @@ def write_study(s, report):
     win = cols(lambda c: c.startswith(kind) and c.endswith(("_win_rate", "_low", "_high")))
     md += [_md(variants[["variant", "games"] + win + cols(lambda c: c == "leader_win_rate")]), ""]
     if "ahead_1_win_rate" in variants.columns or "leader_2_win_rate" in variants.columns:
-        md += [f"After the first deal: how often the {kind} ahead then wins (`ahead_1`: on the points its pile "
-               "would score then) and how often the second deal's leader wins (`leader_2`).", "",
+        shown_rows = [c for c in ("ahead_1", "leader_2") if f"{c}_win_rate" in variants.columns]
+        md += [f"After the first deal: {_after_first_deal(shown_rows, kind)}.", "",
                _md(variants[["variant"] + cols(lambda c: c.startswith("ahead_1_") or c.startswith("leader_2_"))]), ""]
     md += ["## Margins", ""] + (["![margins](margins.png)", ""] if "margins.png" in shown else [])
     md += [_md(variants[["variant"] + cols(lambda c: c.endswith("_mean_margin") or c.endswith("_mean_score"))]), ""]
@@ -363,7 +372,7 @@ def write_run(out, report):
         md += [_md(pd.DataFrame([{"after_first_deal": c, "games": h["games"], "win_rate": h["win_rate"],
                                   "low": h["ci95"][0], "high": h["ci95"][1]}
                                  for c, h in v["after_first_deal"].items()])),
-               "", f"`ahead_1`: the {kind} ahead when the first deal ends; `leader_2`: the second deal's leader.", ""]
+               "", f"After the first deal: {_after_first_deal(list(v['after_first_deal']), kind)}.", ""]
     md += ["## Margins and points", ""] + (["![margins](margins.png)", ""] if "margins.png" in shown else [])
     md += ["![points by category](points.png)", "",
            _md(pd.DataFrame([{"category": c, "points_per_game": p["per_game"], "share": p["share"],

@@ -133,6 +133,8 @@ def test_plain_run_report_2p_and_4p(tmp_path):
         assert set(bots_csv["bot"]) == {"greedy", "random"} and (bots_csv["low"] <= bots_csv["win_rate"]).all()
         assert ("## Win rate per team" in text) == (fmt == "khasino-4p")
         assert (tmp_path / f"{fmt}-rep" / "teams.csv").exists() == (fmt == "khasino-4p")
+        for row in ("ahead_1", "leader_2"):     # a row's explanation only where the row is shown
+            assert (f"| {row}" in text) == (f"`{row}` is how often" in text), (row, text)
 
 
 def test_simulate_summary_aligns_long_bot_names():

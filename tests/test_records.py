@@ -109,7 +109,38 @@ def test_bad_record_options_are_refused_before_any_game(tmp_path):
     refused(["simulate", "--games", "10", "--out", tmp_path / "r", "--record-games", "10"], "games 0 .. 9")
     refused(["simulate", "--games", "10", "--out", tmp_path / "r", "--record-games", "1",
              "--record-where", "turns > 3"], "do not combine")
-    assert _tree(tmp_path) == before
+    refused(["simulate", "--games", "10", "--out", tmp_path / "r", "--record", "3", "--record-games", "1"],
+            "--record N and --record-games", "give one")
+    refused(["match", "greedy", "random", "--max-pairs", "5", "--record-games", "2,5",
+             "--record-out", tmp_path / "m.jsonl"], "at most --max-pairs 5", "not 5")
+    (tmp_path / "file").write_text("")
+    refused(["match", "greedy", "random", "--max-pairs", "5", "--record", "2",
+             "--record-out", tmp_path / "file" / "m.jsonl"], "--record-out", "is a file, not a folder")
+    assert _tree(tmp_path) == {**before, "file": _tree(tmp_path)["file"]}
+
+
+def test_record_where_matching_nothing_writes_nothing_and_says_so(tmp_path):
+    out = tmp_path / "r"
+    code, text, err, exc = run_cli(["simulate", "--games", "20", "--out", str(out), "--quiet",
+                                    "--record-where", "score_0 > 1000"])
+    assert code == 0, (err, exc)
+    assert "no game matched --record-where 'score_0 > 1000': no records written" in err
+    assert not (out / "records.jsonl").exists() and "records    " not in text
+
+
+def test_match_records_only_the_pairs_it_played(tmp_path):
+    target = tmp_path / "m.jsonl"
+    target.write_text("old\n")
+    code, text, err, exc = run_cli(["match", "greedy", "random", "--format", "kasino-2p", "--max-pairs", "3",
+                                    "--batch", "3", "--record", "10", "--record-out", str(target)])
+    assert code == 0, (err, exc)
+    assert f"records of this match will replace {target}" in err
+    assert "the match ended after 3 pairs: recording the first 3 of the 10 asked for" in err
+    assert [(r["pair"], r["swapped"]) for r in lines(target)] == [(k, s) for k in range(3) for s in (False, True)]
+    assert "(6 games: 3 pairs)" in text
+    code, text, err, exc = run_cli(["match", "greedy", "random", "--format", "kasino-2p", "--max-pairs", "3",
+                                    "--batch", "3", "--record-games", "0", "--record-out", str(target)])
+    assert code == 0 and "(2 games: 1 pair)" in text, (text, err)
 
 
 def test_series_must_hold_whole_series(tmp_path):
@@ -190,6 +221,11 @@ def test_replay_refuses_what_is_not_a_record(tmp_path):
     state = tmp_path / "s.json"
     state.write_text(json.dumps(engine.new_game("khasino", 1)))
     refused(["show", state, "--move", "3"], "read a records file")
+
+
+def test_replay_of_a_play_record_says_it_has_no_game_index(tmp_path):
+    cli("play", "--seed", "3", "--bots", "greedy,random", "--json", "--record", tmp_path / "g.jsonl")
+    refused(["replay", tmp_path / "g.jsonl", "--game", "0"], "no game index", "--line 1 .. 1")
 
 
 def test_tournament_and_match_record(tmp_path):

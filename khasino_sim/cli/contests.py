@@ -80,7 +80,7 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings, r
     fmt = _format(fmt_name)
     _bot_list(f"{bot_a},{bot_b}", "the bots")
     _check_playable([bot_a, bot_b], fmt.family)
-    record = match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, seed)
+    record = match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, seed, max_pairs)
     try:
         test = SPRT(**parse_sprt(sprt_text))
         options = _settings(settings)

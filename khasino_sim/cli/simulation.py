@@ -96,10 +96,11 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     elapsed = time.time() - started
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
     if choice is not None:
-        from ..records import RecordError, record_run
+        from ..records import RecordError, nothing_matched, record_run
         try:
             with reading(path):
-                record_run(path, choice, log=click.echo)
+                if record_run(path, choice, log=click.echo)[0] is None:
+                    click.echo(nothing_matched(path, choice), err=True)
         except RecordError as e:
             raise InputError(str(e)) from None
     with reading(path):
