@@ -25,7 +25,8 @@ from .shared_options import bot_file_option as _bot_file_option  # noqa: F401
 from .benchmark import _gpu_bench, bench
 from .contests import match, tournament
 from .listings import bots_command, formats, options
-from .positions import moves, play, show
+from .playing import play
+from .positions import moves, show
 from .recording import replay
 from .simulation import simulate
 from .studies import balance, report
