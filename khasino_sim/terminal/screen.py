@@ -9,7 +9,7 @@ from rich.markup import escape
 from ..formats import get_format
 
 RED = re.compile(r"\b((?:10|[A2-9JQK])[HD])\b")
-TEAM_NAMES = ("AB", "CD", "EF")
+TEAM_NAMES = ("AB", "CD")          # K15
 
 
 def console(plain, file=None):

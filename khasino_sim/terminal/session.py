@@ -365,11 +365,19 @@ class Game:
         best = (min if self.fmt.family == "kasino" else max)(totals)
         return totals.index(best) if totals.count(best) == 1 else None
 
+    def _team(self, unit):
+        """A team by name: Khasino's AB and CD (K15), else the pair by its seats (C8, N7)."""
+        from ..duplicate import units
+        seats = [s for s, u in enumerate(units(self.fmt)[1]) if u == unit]
+        if self.fmt.family == "khasino":
+            return f"team {screen.TEAM_NAMES[unit]} (seats {'+'.join(map(str, seats))})"
+        return f"the pair of seats {'+'.join(map(str, seats))}"
+
     def _finish(self):
         rec = self.record()
         w = rec["winner"]
         teams = self.fmt.teams
-        who = "nobody (a tie)" if w is None else (f"team {screen.TEAM_NAMES[w]}" if teams else self._who(w, None))
+        who = "nobody (a tie)" if w is None else (self._team(w) if teams else self._who(w, None))
         self.say("")
         self.say("final: " + ", ".join(f"{self._who(s, None)} {x}" for s, x in enumerate(rec["score"]))
                  + f"; the winner: {who}")
