@@ -1,0 +1,132 @@
+"""The agents' layer (issue 40, docs/AGENTS.md): the action space is a bijection with the legal moves, the
+observation shows nothing hidden, and the PettingZoo environment passes PettingZoo's own API and seed tests in
+every format."""
+import functools
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from khasino_sim import engine
+from khasino_sim.agents import actions
+from khasino_sim.agents.observation import OBS_SIZE, OFFSETS, observe
+from khasino_sim.formats import FORMATS
+
+pettingzoo = pytest.importorskip("pettingzoo")
+
+
+def positions(fmt, games=3, seed=0):
+    """Every position of a few random games of `fmt` (a round in Cassino and Kasino)."""
+    rng = random.Random(seed)
+    for g in range(games):
+        state = engine.new_game(fmt, seed * 100 + g)
+        while not state["over"]:
+            yield state
+            state = rng.choice(engine.legal_moves(state)).result
+
+
+def walk(state):
+    """Every token sequence the masks allow, found by following them from the empty prefix."""
+    seqs = actions.legal_sequences(state)
+    done, stack = [], [()]
+    while stack:
+        prefix = stack.pop()
+        m = actions.mask(seqs, prefix)
+        assert m.any(), prefix                          # a prefix the masks allow always goes on
+        for t in np.flatnonzero(m):
+            (done if t == actions.END else stack).append(prefix + (int(t),))
+    return done, seqs
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_the_masks_reach_every_legal_move_and_no_other(fmt):
+    """Bijection: the sequences the masks allow are as many as the engine's distinct legal moves (P7), each
+    names one of them, and together they name them all."""
+    for state in positions(fmt):
+        done, seqs = walk(state)
+        keys = [seqs[s] for s in done]
+        legal = [m.key for m in engine.iter_moves(state)]
+        assert len(done) == len(set(done)) == len(set(keys)) == len(legal), fmt
+        assert set(keys) == set(legal), fmt
+
+
+def _shuffle_hidden(state, seat, rng):
+    """The state with the cards `seat` cannot see (other hands, the stock) dealt afresh in the same sizes."""
+    hidden = [c for s, h in enumerate(state["hands"]) if s != seat for c in h] + list(state["stock"])
+    rng.shuffle(hidden)
+    out = dict(state, hands=[list(h) for h in state["hands"]])
+    i = 0
+    for s, h in enumerate(state["hands"]):
+        if s != seat:
+            out["hands"][s] = hidden[i: i + len(h)]
+            i += len(h)
+    out["stock"] = hidden[i:]
+    return out
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_an_observation_does_not_change_when_hidden_cards_are_permuted(fmt):
+    rng = random.Random(7)
+    checked = 0
+    for state in positions(fmt, games=2, seed=3):
+        if state.get("decision"):
+            continue                # a 4p decision names the mover's card; the bots' own test covers it
+        for seat in range(len(state["hands"])):
+            other = _shuffle_hidden(state, seat, rng)
+            assert np.array_equal(observe(state, seat, ["5H"]), observe(other, seat, ["5H"]))
+            checked += 1
+    assert checked > 20
+    # and the observation does see the seat's own hand
+    state = engine.new_game(fmt, 1)
+    hand = observe(state, state["to_move"])[OFFSETS["hand"][0]: OFFSETS["hand"][1]]
+    assert hand.sum() == len(state["hands"][state["to_move"]])
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_pettingzoo_api_and_seed_tests(fmt):
+    from pettingzoo.test import api_test, seed_test
+    from khasino_sim.agents import env
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # PettingZoo warns on Dict observation spaces, its own convention
+        api_test(env(format=fmt), num_cycles=3000)
+        seed_test(functools.partial(env, format=fmt), num_cycles=200)
+
+
+@pytest.mark.parametrize("fmt,reward", [("khasino", "points"), ("khasino-4p", "win"), ("cassino-3p", "points"),
+                                        ("kasino-2p", "points")])
+def test_a_whole_game_through_the_environment(fmt, reward):
+    """Random masked tokens play a game to its end; the rewards are the engine's scores (Kasino negated, misère)
+    or the sides' win and loss."""
+    from khasino_sim.agents import env
+    e = env(format=fmt, reward=reward)
+    e.reset(seed=5)
+    rng = np.random.default_rng(5)
+    totals = {a: 0 for a in e.possible_agents}
+    for agent in e.agent_iter():
+        obs, rew, term, trunc, _ = e.last()
+        totals[agent] += rew
+        assert obs["observation"].shape == (OBS_SIZE,)
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    state = e.unwrapped.state_json
+    assert state["over"]
+    scores = engine.scores(state)
+    if reward == "points":
+        sign = -1 if fmt.startswith("kasino") else 1
+        assert [totals[f"seat_{s}"] for s in range(len(scores))] == [sign * x["score"] for x in scores]
+    else:
+        assert sorted(totals.values()) in ([-1, -1, 1, 1], [0, 0, 0, 0])
+
+
+def test_an_illegal_token_is_refused():
+    from khasino_sim.agents import env
+    e = env(format="khasino")
+    e.reset(seed=1)
+    with pytest.raises(ValueError, match="is not allowed"):
+        e.step(actions.END)
+
+
+def test_token_names():
+    assert [actions.token_name(t) for t in (0, actions.GROUP_END, actions.TAKE_BUILD + 8, actions.TRAIL,
+                                            actions.BUILD + 8, actions.FOLLOW, actions.END)] == \
+        ["AS", "|", "take 9", "trail", "build 9", "follow 1", "end"]
