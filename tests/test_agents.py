@@ -130,3 +130,33 @@ def test_token_names():
     assert [actions.token_name(t) for t in (0, actions.GROUP_END, actions.TAKE_BUILD + 8, actions.TRAIL,
                                             actions.BUILD + 8, actions.FOLLOW, actions.END)] == \
         ["AS", "|", "take 9", "trail", "build 9", "follow 1", "end"]
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_openspiel_random_simulations(fmt):
+    """OpenSpiel's own random_sim_test on every format's registered game (chance deals, then token moves)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from khasino_sim.agents import openspiel_game
+    game = pyspiel.load_game(openspiel_game.short_name(fmt))
+    pyspiel.random_sim_test(game, num_sims=2, serialize=False, verbose=False)
+    points = pyspiel.load_game(openspiel_game.short_name(fmt), {"reward": "points"})
+    pyspiel.random_sim_test(points, num_sims=1, serialize=False, verbose=False)
+
+
+def test_openspiel_plays_the_engine_game_of_its_deal():
+    """The chance nodes deal the deck top first; the game is engine.new_game(format, deck=...)."""
+    pyspiel = pytest.importorskip("pyspiel")
+    from khasino_sim.agents import openspiel_game  # noqa: F401 (registers the games)
+    game = pyspiel.load_game("khasino_sim_khasino")
+    state = game.new_initial_state()
+    deck = engine.new_game("khasino", 4)
+    order = deck["hands"][0] + deck["hands"][1] + deck["stock"]
+    from khasino_sim.kernels.core.bits import parse_card
+    for c in order:
+        assert state.is_chance_node()
+        state.apply_action(parse_card(c))
+    assert state.current_player() == 0 and state.pos.state["hands"] == deck["hands"]
+    rng = np.random.default_rng(0)
+    while not state.is_terminal():
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert sorted(state.returns()) == [-1.0, 1.0]

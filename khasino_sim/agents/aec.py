@@ -2,14 +2,14 @@
 of the action space (actions.py) with its mask; a move is played when its END token is chosen, and the turn
 passes. An episode is one game (one round in Cassino and Kasino); rewards come at its end: the seat's points
 (`reward="points"`; Kasino's misère points negated) or +1/0/-1 for a win, a tie or a loss of the seat's side
-(`reward="win"`)."""
+(`reward="win"`). A thin layer over steps.py."""
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .. import engine
-from . import actions
+from . import actions, steps
 from .observation import OBS_SIZE, observe
 
 
@@ -32,7 +32,7 @@ class RawEnv(AECEnv):
             0, 1, shape=(actions.N_ACTIONS,), dtype=np.int8)}) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(actions.N_ACTIONS) for a in self.possible_agents}
         self._rng = np.random.default_rng()
-        self.state_json = None
+        self.pos = None
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -40,78 +40,50 @@ class RawEnv(AECEnv):
     def action_space(self, agent):
         return self.action_spaces[agent]
 
-    # ------------------------------------------------------------------------------------------- the game
+    @property
+    def state_json(self):
+        """The game's JSON state (docs/ENGINE.md)."""
+        return self.pos.state
+
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         game_seed = int(self._rng.integers(0, 2 ** 63))
-        if self.fmt.matches:
-            self.state_json = engine.new_game(self.fmt.name, game_seed, options=self.options, round=1)
-        else:
-            self.state_json = engine.new_game(self.fmt.name, game_seed, options=self.options)
+        self.pos = steps.begin(engine.new_game(self.fmt.name, game_seed, options=self.options))
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0 for a in self.agents}
         self._cumulative_rewards = {a: 0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
-        self.played = []
-        self._turn()
-
-    def _turn(self):
-        """The seat to move, its legal sequences, an empty prefix."""
-        self.sequences = actions.legal_sequences(self.state_json)
-        self.prefix = []
-        self.agent_selection = f"seat_{self.state_json['to_move']}"
+        self.agent_selection = f"seat_{self.pos.seat}"
 
     def observe(self, agent):
         seat = int(agent.split("_")[1])
         acting = agent == self.agent_selection and not self.terminations[agent]
-        obs = observe(self.state_json, seat, self.played, self.prefix if acting else ())
-        mask = actions.mask(self.sequences, self.prefix) if acting else np.zeros(actions.N_ACTIONS, np.int8)
+        obs = observe(self.pos.state, seat, self.pos.played, self.pos.prefix if acting else ())
+        mask = self.pos.mask() if acting else np.zeros(actions.N_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        action = int(action)
-        if not actions.mask(self.sequences, self.prefix)[action]:
-            raise ValueError(f"{agent}: token {action} ({actions.token_name(action)}) is not allowed after "
-                             f"{[actions.token_name(t) for t in self.prefix]}")
+        self.pos = steps.step(self.pos, action)         # ValueError on a token the mask does not allow
         self._cumulative_rewards[agent] = 0
-        self.prefix.append(action)
-        if action == actions.END:
-            key = self.sequences[tuple(self.prefix)]
-            move = next(m for m in engine.iter_moves(self.state_json) if m.key == key)
-            if move.card is not None:
-                self.played.append(move.card)
-            self.state_json = move.result
-            if self.state_json["over"]:
-                self._end()
-            else:
-                self._turn()
-        self._accumulate_rewards()
-
-    def _end(self):
-        scores = engine.scores(self.state_json)
-        sign = -1 if self.fmt.family == "kasino" else 1
-        if self.reward_kind == "points":
-            for s, a in enumerate(self.agents):
-                self.rewards[a] = sign * scores[s]["score"]
+        if self.pos.over:
+            for a, r in zip(self.agents, steps.returns(self.pos.state, self.fmt, self.reward_kind)):
+                self.rewards[a] = r
+            self.terminations = {a: True for a in self.agents}
         else:
-            from ..duplicate import units
-            w = engine.winner(self.state_json)
-            _, unit_of = units(self.fmt)
-            for s, a in enumerate(self.agents):
-                self.rewards[a] = 0 if w < 0 else (1 if unit_of[s] == w else -1)
-        self.terminations = {a: True for a in self.agents}
+            self.agent_selection = f"seat_{self.pos.seat}"
+        self._accumulate_rewards()
 
     def render(self):
         if self.render_mode != "ansi":
             return None
         from ..render import render
-        return render(self.state_json)
+        return render(self.pos.state)
 
     def close(self):
         pass
