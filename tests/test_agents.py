@@ -160,3 +160,48 @@ def test_openspiel_plays_the_engine_game_of_its_deal():
     while not state.is_terminal():
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert sorted(state.returns()) == [-1.0, 1.0]
+
+
+def test_a_stay_offer_is_observed_by_the_partner_asked_alone():
+    """P15 in the environments: while a capture waits on the partner's Stay, the partner sees the offer; the
+    other seats (the mover included) see the position before the capture, the card not yet played."""
+    from khasino_sim.agents import env
+    from khasino_sim.kernels.core.bits import parse_card
+    found = 0
+    for seed in range(40):
+        e = env(format="khasino-4p")
+        e.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            pos = e.unwrapped.pos
+            if pos.held is not None and not pos.prefix:
+                found += 1
+                offer = pos.state["decision"]["move"]["card"]
+                partner = f"seat_{pos.seat}"
+                for other in e.possible_agents:
+                    o = e.unwrapped.observe(other)["observation"]
+                    played = o[OFFSETS["played"][0] + parse_card(offer)]
+                    stay = o[OFFSETS["stay_offer"][0]: OFFSETS["stay_offer"][1]]
+                    if other == partner:
+                        assert stay[parse_card(offer)] == 1 and stay.sum() == 2
+                    else:
+                        assert stay.sum() == 0 and played == 0, other
+                        held_obs = observe(pos.held[0], int(other[5:]), pos.held[1])
+                        assert np.array_equal(o, held_obs)
+            e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if found >= 3:
+            break
+    assert found >= 3
+
+
+def test_bad_rewards_are_refused():
+    from khasino_sim.agents import env
+    with pytest.raises(ValueError, match="reward"):
+        env(format="khasino", reward="pts")
+    pyspiel = pytest.importorskip("pyspiel")
+    from khasino_sim.agents import openspiel_game  # noqa: F401 (registers the games)
+    with pytest.raises(Exception, match="reward"):
+        pyspiel.load_game("khasino_sim_khasino", {"reward": "pts"})
+    assert pyspiel.load_game("khasino_sim_khasino").get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
+    assert pyspiel.load_game("khasino_sim_khasino_3p").get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM

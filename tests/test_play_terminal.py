@@ -2,6 +2,7 @@
 by number and by notation, illegal and ambiguous entries, hints, save and resume, Pass-and-Play handoffs, and
 the hidden-information rule: nothing printed to a human before he moves shows a card another seat holds."""
 import io
+import random
 import json
 import re
 
@@ -271,6 +272,56 @@ def test_hints_in_other_families(fmt):
 def test_the_readme_transcript_is_what_the_game_prints():
     from pathlib import Path
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    block = readme.split("typed: `1`, `?`, `2S b4`, `5D b9`):\n\n```text\n")[1].split("\n```")[0]
-    code, out, _ = run(["play", "--human", "0"], ["1", "?", "2S b4", "5D b9", "q"])
+    block = readme.split("typed: `1`, `?`, `9S x b4`, `5D b9`):\n\n```text\n")[1].split("\n```")[0]
+    code, out, _ = run(["play", "--human", "0"], ["1", "?", "9S x b4", "5D b9", "q"])
     assert code == 0 and block in out
+
+
+def test_points_by_category_add_up_to_each_sides_score():
+    import re as _re
+    from khasino_sim.duplicate import units
+    from khasino_sim.terminal.session import category_text
+    for fmt in ("khasino", "khasino-3p", "khasino-4p", "cassino", "cassino-4p"):
+        f = engine._format(fmt)
+        state, rng = engine.new_game(fmt, 2), random.Random(2)
+        while not state["over"]:
+            state = rng.choice(engine.legal_moves(state)).result
+        scores = engine.scores(state)
+        n, unit_of = units(f)
+        for u in range(n):
+            text = category_text(f, [scores[s] for s in range(f.seats) if unit_of[s] == u])
+            parts = _re.findall(r"(?:most cards|most spades|aces|two of spades|ten of diamonds|sweeps) (-?\d+)", text)
+            assert int(text.split()[0]) == sum(map(int, parts)), (fmt, text)
+
+
+def test_resume_refuses_new_game_options_and_save_makes_its_folder(tmp_path):
+    save = tmp_path / "a" / "b" / "g.json"
+    code, out, err = run(["play", "--human", "0", "--mode", "classic", "--save", save], ["1", "q"])
+    assert code == 0 and save.exists(), err
+    code, _, err = run(["play", "--resume", save, "--human", "1", "--seed", "9"], [])
+    assert code == 2 and "leave out --seed, --human" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_lead_is_told_as_chosen_by_the_human():
+    code, out, _ = run(["play", "--format", "khasino-4p", "--human", "1", "--seed", "3", "--mode", "classic"],
+                       ["lead 1", "q"])
+    assert "you: Seat 1 leads for team AB" in out and "(heuristic): Seat 1 leads" not in out
+
+
+def test_named_cards_must_be_all_a_move_uses():
+    """`7C x AS` where only AS+6D can be taken with AS: the move is listed, not played (N2)."""
+    state = None
+    for seed in range(300):
+        s = engine.new_game("kasino-2p", seed)
+        moves = engine.legal_moves(s)
+        for m in moves:
+            if m.kind == "capture" and len(m.captured) == 2:
+                entry = notation.Entry(card=m.card, kind="capture", cards=(m.captured[0],))
+                exact, cands = notation.matches(entry, moves)
+                if not any(tuple(x.captured) == (m.captured[0],) for x in moves if x.card == m.card):
+                    state = (exact, cands, m)
+                    break
+        if state:
+            break
+    exact, cands, m = state
+    assert exact == [] and m in cands

@@ -98,29 +98,37 @@ def move_sequence(move):
 def legal_sequences(state):
     """{sequence (tuple): move key} of every legal move of the seat to move (one sequence per move, the least
     of its ways), streaming the engine's move records."""
+    return legal_table(state)[0]
+
+
+def legal_table(state):
+    """(legal_sequences(state), {move key: the move record that makes it, or None where the engine lists the
+    move apart: a decision, Kasino, the K11 fallback}): the records let a move be played without listing the
+    position's moves again (apply)."""
     from .. import engine
     from ..families import family_of
     fmt, st, decision = engine.parse(state)
     out = {}
     if st[L.S_OVER]:
-        return out
+        return out, {}
     family = family_of(fmt)
     if decision is not None or family.iter_moves is not None:
         for m in engine.iter_moves(state):
             out[tuple(move_sequence(m))] = m.key
-        return out
+        return out, {}
     rules = fmt.rules_array()
     p = int(st[L.S_TO_MOVE])
-    best = {}
+    best, recs = {}, {}
     for rec in engine._records(st, rules, p):
         key = int(np.uint64(rec[L.M_KEY]))
         seq = tuple(record_sequence(rec, p))
         if key not in best or seq < best[key]:
             best[key] = seq
+            recs[key] = rec
     if not best:                    # K11 fallback (never in reachable play): the engine's one trail
         m = next(engine.iter_moves(state))
-        return {tuple(move_sequence(m)): m.key}
-    return {seq: key for key, seq in best.items()}
+        return {tuple(move_sequence(m)): m.key}, {}
+    return {seq: key for key, seq in best.items()}, recs
 
 
 def mask(sequences, prefix):
@@ -134,7 +142,13 @@ def mask(sequences, prefix):
     return out
 
 
-def apply(state, key):
-    """The state after the legal move with `key`."""
+def apply(state, key, rec=None):
+    """(the state after the legal move with `key`, the card it plays or None): from its record when given
+    (legal_table), else found among the position's moves."""
     from .. import engine
-    return next(m for m in engine.iter_moves(state) if m.key == key).result
+    if rec is not None:
+        fmt, st, _ = engine.parse(state)
+        result, _ = engine._play_card(fmt, st, fmt.rules_array(), int(st[L.S_TO_MOVE]), rec)
+        return result, card_name(int(rec[L.M_CARD]))
+    move = next(m for m in engine.iter_moves(state) if m.key == key)
+    return move.result, move.card

@@ -61,7 +61,8 @@ class RawEnv(AECEnv):
     def observe(self, agent):
         seat = int(agent.split("_")[1])
         acting = agent == self.agent_selection and not self.terminations[agent]
-        obs = observe(self.pos.state, seat, self.pos.played, self.pos.prefix if acting else ())
+        state, played = self.pos.seen_by(seat)
+        obs = observe(state, seat, played, self.pos.prefix if acting else ())
         mask = self.pos.mask() if acting else np.zeros(actions.N_ACTIONS, np.int8)
         return {"observation": obs, "action_mask": mask}
 

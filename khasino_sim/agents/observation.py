@@ -23,6 +23,7 @@ SECTIONS = [            # (name, size): the layout, in order
     ("stock", 1),                       # stock size / 104
     ("deal", 1),                        # deal number / 12
     ("played", 52),                     # copies of each card seen played so far this round (public history)
+    ("stay_offer", 52 + MAX_VALUE),     # the capture the seat is asked to Stay on (P15): its card, the build value
     ("prefix", N_ACTIONS),              # which tokens the move being entered holds so far (actions.py)
     ("prefix_len", 1),                  # how many tokens / LEN_SCALE
 ]
@@ -76,6 +77,10 @@ def observe(state, seat, played=(), prefix=()):
     put("deal", 0, (v["deal"] or 0) / 12)
     for c in played:
         put("played", parse_card(c), 1)
+    d = v.get("decision") or {}
+    if d.get("kind") == "stay":             # seat_view shows it to the partner asked alone
+        put("stay_offer", parse_card(d["move"]["card"]), 1)
+        put("stay_offer", 52 + d["value"] - 1, 1)
     for t in set(prefix):
         put("prefix", t, 1)
     put("prefix_len", 0, len(prefix) / LEN_SCALE)

@@ -42,15 +42,20 @@ class Game(pyspiel.Game):
         params = dict(params or {})
         self.fmt = engine._format(fmt_name)
         self.reward = params.get("reward", "win")
+        if self.reward not in ("win", "points"):
+            raise ValueError(f"reward must be 'win' or 'points', not {self.reward!r}")
         self.deck = _deck(self.fmt)
         size = sum(self.deck.values())
         points = self.reward == "points"
+        from ..duplicate import units
+        zero_sum = not points and units(self.fmt)[0] == 2        # a win and a loss (or a tie): returns sum to 0
         game_type = pyspiel.GameType(
             short_name=short_name(fmt_name), long_name=f"khasino-sim {fmt_name}",
             dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
             chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
             information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-            utility=pyspiel.GameType.Utility.GENERAL_SUM, reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+            utility=pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM,
+            reward_model=pyspiel.GameType.RewardModel.TERMINAL,
             max_num_players=self.fmt.seats, min_num_players=self.fmt.seats,
             provides_information_state_string=False, provides_information_state_tensor=False,
             provides_observation_string=True, provides_observation_tensor=True,
@@ -58,7 +63,7 @@ class Game(pyspiel.Game):
         info = pyspiel.GameInfo(
             num_distinct_actions=actions.N_ACTIONS, max_chance_outcomes=52, num_players=self.fmt.seats,
             min_utility=-200.0 if points else -1.0, max_utility=200.0 if points else 1.0,
-            utility_sum=None, max_game_length=size + (2 * size + 1) * TOKENS_PER_MOVE)
+            utility_sum=0.0 if zero_sum else None, max_game_length=size + (2 * size + 1) * TOKENS_PER_MOVE)
         super().__init__(game_type, info, params)
 
     def new_initial_state(self):
@@ -132,14 +137,15 @@ class Observer:
         self.tensor[:] = 0
         if state.pos is not None:
             acting = state.pos.seat == player
-            self.tensor[:] = observe(state.pos.state, player, state.pos.played, state.pos.prefix if acting else ())
+            seen, played = state.pos.seen_by(player)
+            self.tensor[:] = observe(seen, player, played, state.pos.prefix if acting else ())
 
     def string_from(self, state, player):
         if state.pos is None:
             return f"dealing: {len(state.order)} cards dealt"
         from ..terminal import screen
         from ..terminal.seat_view import seat_view
-        view = seat_view(state.pos.state, player, "practice")
+        view = seat_view(state.pos.seen_by(player)[0], player, "practice")
         prefix = " ".join(actions.token_name(t) for t in state.pos.prefix) if state.pos.seat == player else ""
         return "\n".join(screen.draw(view, ["?"] * len(view["seats"])) + [f"entering: {prefix}"])
 

@@ -15,6 +15,15 @@ class Position:
     played: tuple = ()
     sequences: dict = None
     prefix: tuple = ()
+    records: dict = None        # {move key: its record} where the engine has one (actions.legal_table)
+    held: tuple = None          # (state, played) before a capture that waits on a Stay (P15): what the others see
+
+    def seen_by(self, seat):
+        """(state, played) as `seat` sees them: while a Stay is pending, the seats other than the partner
+        asked see the position before the capture (P15: the offer is private; the mover knows his own play)."""
+        if self.held is not None and seat != self.seat:
+            return self.held
+        return self.state, self.played
 
     @property
     def over(self):
@@ -31,7 +40,8 @@ class Position:
 
 def begin(state, played=()):
     """The position where the seat to move starts entering a move."""
-    return Position(state, tuple(played), actions.legal_sequences(state), ())
+    sequences, records = actions.legal_table(state)
+    return Position(state, tuple(played), sequences, (), records)
 
 
 def step(pos, token):
@@ -44,13 +54,16 @@ def step(pos, token):
                          f"{[actions.token_name(t) for t in pos.prefix]}")
     prefix = pos.prefix + (token,)
     if token != actions.END:
-        return Position(pos.state, pos.played, pos.sequences, prefix)
+        return Position(pos.state, pos.played, pos.sequences, prefix, pos.records)
     key = pos.sequences[prefix]
-    move = next(m for m in engine.iter_moves(pos.state) if m.key == key)
-    played = pos.played + ((move.card,) if move.card is not None else ())
-    if move.result["over"]:
-        return Position(move.result, played, {}, ())
-    return begin(move.result, played)
+    result, card = actions.apply(pos.state, key, (pos.records or {}).get(key))
+    played = pos.played + ((card,) if card is not None else ())
+    if result["over"]:
+        return Position(result, played, {}, (), {})
+    nxt = begin(result, played)
+    if (result.get("decision") or {}).get("kind") == "stay":
+        nxt = Position(nxt.state, nxt.played, nxt.sequences, (), nxt.records, (pos.state, pos.played))
+    return nxt
 
 
 def returns(state, fmt, kind="points"):

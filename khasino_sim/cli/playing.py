@@ -143,9 +143,21 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
         if os.path.isdir(save_file):
             raise InputError(f"--save {save_file} is a folder, not a file")
         from .common import writable_folder
-        writable_folder(os.path.dirname(os.path.abspath(save_file)), "--save")
+        folder = os.path.dirname(os.path.abspath(save_file))
+        writable_folder(folder, "--save")
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            raise InputError(f"--save {save_file}: cannot make {folder} ({e.strerror})") from None
     plain = plain or not sys.stdout.isatty()
     if resume_file is not None:
+        ctx = click.get_current_context()
+        given = [f"--{n.replace('_', '-')}" for n in ("fmt_name", "seed", "bots", "humans", "settings", "rounds")
+                 if ctx.get_parameter_source(n) == click.core.ParameterSource.COMMANDLINE]
+        if given:
+            names = ", ".join("--format" if g == "--fmt-name" else "--set" if g == "--settings" else
+                              "--human" if g == "--humans" else g for g in given)
+            raise InputError(f"--resume continues the saved game as it was set up: leave out {names}")
         data = _load_saved(resume_file)
         try:
             game = Game.resume(data, plain=plain, save=save_file or resume_file, mode=mode, hint_bot=hint_bot,

@@ -4,7 +4,7 @@ facts of a legal move (its card, kind, build value, the other cards it uses) tha
     7             the move numbered 7 in the list shown
     9S            the move that plays 9S, when only one does
     9S t          9S trails (Kasino: crawls)
-    9S x 4C+5H    9S captures, taking 4C and 5H (and, when no move takes exactly those, more)
+    9S x 4C+5H    9S captures, taking exactly 4C and 5H (moves taking those and more are listed)
     9S x b9       9S captures the build of 9
     5H b9         5H builds 9, or loads or changes a build to 9; `5H b9 4C` names the cards it uses
     lead 1 / stay / decline     the four-player decisions (P11, P15)
@@ -77,11 +77,14 @@ def parse(text):
         return Entry(kind=head)
     card = card_text(words[0])
     if card is None:
-        raise NotationError(f"{words[0]!r} is not a move number or a card (cards: AS, 10D, QH; ? for help)")
+        raise NotationError(f"{words[0]!r} is not a move number or a card (cards are written like AS, 10D, 7H; "
+                            "`help` lists the notation)")
     kind, value, target, cards = None, None, None, []
     for w in words[1:]:
         lw = w.lower()
-        if lw in KINDS and kind is None:
+        if lw in KINDS:
+            if kind is not None:
+                raise NotationError(f"{w!r}: one of t (trail) and x (capture) per move")
             kind = KINDS[lw]
         elif re.fullmatch(r"b\d{1,2}", lw):
             v = int(lw[1:])
@@ -157,8 +160,8 @@ def matches(entry, moves):
             continue
         cands.append(m)
     exact = [m for m in cands if sorted(facts(m)[3]) == sorted(entry.cards)] if entry.cards else []
-    if not exact and len(cands) == 1:
-        exact = cands
+    if not exact and len(cands) == 1 and not entry.cards:
+        exact = cands           # named cards must be all the move uses: a subset is asked about, not played
     return exact, cands
 
 

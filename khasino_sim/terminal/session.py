@@ -29,6 +29,28 @@ Other commands: ? or hint (Practice: what the strongest bot would play), m (the 
 again), help, q (quit; with --save the game can be resumed)."""
 
 
+def category_text(fmt, seat_scores):
+    """One side's points by category from engine.scores of its seats (a team's together): Khasino and Cassino
+    score the majorities (K13, K16, C7) and the cards (aces 1 each, 2S 1, 10D 2; sweeps 1 each); Kasino adds
+    card points, the last point and the tabbe (N4, N6, N7). The total is the side's score."""
+    first = seat_scores[0]
+    total = first.get("team_score", first["score"]) if fmt.teams else first["score"]
+    if "card_points" in first:
+        parts = {k: sum(s[k] for s in seat_scores) for k in ("card_points", "last_point", "tabbe_plus",
+                                                              "tabbe_minus")}
+        return (f"{total} point(s): card points {parts['card_points']}, last point {parts['last_point']}, "
+                f"tabbe {parts['tabbe_plus']:+d} {parts['tabbe_minus']:+d} (the lowest total wins, N7)")
+    count = {k: sum(s.get(k, 0) for s in seat_scores) for k in ("cards", "spades", "aces", "two_spades",
+                                                                 "ten_diamonds", "sweeps")}
+    pts = [("most cards", first["most_cards"]), ("most spades", first["most_spades"]),
+           ("aces", count["aces"]), ("two of spades", count["two_spades"]),
+           ("ten of diamonds", 2 * count["ten_diamonds"])]
+    if count["sweeps"]:
+        pts.append(("sweeps", count["sweeps"]))
+    return (f"{total} point(s): " + ", ".join(f"{k} {v}" for k, v in pts)
+            + f" (took {count['cards']} cards, {count['spades']} spades)")
+
+
 class Quit(Exception):
     """The human quit, or the input ended."""
 
@@ -153,10 +175,10 @@ class Game:
                                    "number": self._move_number() + 1})
         else:
             move = engine.bot_move(state, self.names[seat], self._draw(ply))
-        mover = state["to_move"]
+        mover = seat if move.kind == "lead" else state["to_move"]     # P11: the team's lead, by who chose it
         shown = move.to_json()
         del shown["result"]
-        self.current["moves"].append({"seat": mover, "bot": self.names[seat], "move": shown,
+        self.current["moves"].append({"seat": state["to_move"], "bot": self.names[seat], "move": shown,
                                       "key": key_text(move.key)})
         self._public(mover, move, state)
         self.state = move.result
@@ -195,16 +217,18 @@ class Game:
             else:
                 card = state["decision"]["move"]["card"]
                 value = state["decision"]["value"]
-                self._event(p, f"Play {card} to load build {value}, which passes to seat {mover} (partner's Stay, P15)")
+                self._event(p, f"Play {card} to load build {value}: seat {mover} stays, and the build is now "
+                               f"seat {mover}'s (P15)", also_told=mover)
             return
         self._event(mover, move.text, own=mover in self.humans)
 
-    def _event(self, mover, text, own=False):
+    def _event(self, mover, text, own=False, also_told=None):
         """A public event; `own`: a human's move that stands as he chose it, confirmed to him when he chose it
-        (_turn), so not told to him again."""
+        (_turn), so not told to him again; `also_told`: another seat it was confirmed to (a Stay)."""
         self.events.append((mover, text))
-        if own and self.seen_by.get(mover) == len(self.events) - 1:
-            self.seen_by[mover] += 1
+        for seat in ([mover] if own else []) + ([also_told] if also_told is not None else []):
+            if self.seen_by.get(seat) == len(self.events) - 1:
+                self.seen_by[seat] += 1
         if len(self.humans) == 1:
             self._flush(self.humans[0])
 
@@ -323,20 +347,27 @@ class Game:
             self.say("no hint for the team's lead: the bots would decide it from seat 0's hand, which you do "
                      "not see (P11)")
             return
-        for line in hints.hint_lines(self.state, moves, self.hint_bot, self._draw(10_000 + len(self.decisions))):
+        from ..tournament import announce_compile
+        lines = announce_compile(f"search for hints ({self.hint_bot})",
+                                 lambda: hints.hint_lines(self.state, moves, self.hint_bot,
+                                                          self._draw(10_000 + len(self.decisions))), self.say)
+        for line in lines:
             self.say(line)
 
     def _say_round(self, scores):
-        """The round's (game's) points by category, per seat."""
+        """The round's (game's) points by category, per side (a team's seats together), with the counts behind
+        the majorities."""
         if self.current is None:
             return
+        from ..duplicate import units
         title = f"round {self.current['round']}" if self.matches else "game"
         self.say("")
         self.say(f"-- {title} over: points by category")
-        keys = [k for k in scores[0] if k not in ("score", "team_score")]
-        for s, sc in enumerate(scores):
-            cats = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in sc.items() if k in keys)
-            self.say(f"  {self._who(s, None)}: {sc['score']} point(s) ({cats})")
+        n, unit_of = units(self.fmt)
+        for u in range(n):
+            seats = [s for s in range(self.fmt.seats) if unit_of[s] == u]
+            who = self._team(u) if self.fmt.teams else self._who(seats[0], None)
+            self.say(f"  {who}: {category_text(self.fmt, [scores[s] for s in seats])}")
 
     # --------------------------------------------------------------------------------- the end of a game
     def record(self):
@@ -425,6 +456,7 @@ class Game:
     def _save(self, finished=False):
         if not self.save_path:
             return
+        os.makedirs(os.path.dirname(os.path.abspath(self.save_path)), exist_ok=True)
         tmp = f"{self.save_path}.tmp-{os.getpid()}"
         with open(tmp, "w") as f:
             json.dump(self.to_json(finished), f)
