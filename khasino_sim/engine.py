@@ -173,11 +173,12 @@ def describe(rec, st, p, seats=2, cassino=False):
         gtext = " | ".join(_group_text(g) for g in groups)
         verb = "build" if kind == L.KIND_BUILD else ("add to build" if cassino else "load build")
         simple = " (simple)" if kind == L.KIND_BUILD and len(groups) == 1 else ""
-        keep = f", keeping a {value}" if kind == L.KIND_BUILD else ""
+        a = "an" if value in (8, 11) else "a"          # "an 8", "an 11"
+        keep = f", keeping {a} {value}" if kind == L.KIND_BUILD else ""
         if kind == L.KIND_LOAD and cassino and int(st[L.S_BOWNER + value]) != p:
             keep = ", now yours"        # C4: the build belongs to whoever last added to it
         if kind == L.KIND_BUILD and int(rec[L.M_OWNER]) != p:       # P14
-            verb, keep = "rebuild", f" for your partner, seat {int(rec[L.M_OWNER])}, who promised a {value}"
+            verb, keep = "rebuild", f" for your partner, seat {int(rec[L.M_OWNER])}, who promised {a} {value}"
         text = f"Play {card} to {verb} {value}{simple} with {gtext}{keep}"
     for s in range(seats):
         base = L.S_PILE + s * L.MAX_PILE
