@@ -145,6 +145,9 @@ def code(spec):
 def add_bot_file(path):
     """--bot-file PATH: the bot file's name (its stem) becomes a bot name meaning file:PATH. Returns the name."""
     from .userbots import resolve
+    if not os.path.isfile(str(path)):          # said at once, even when no bot of the command uses the file
+        raise BotSpecError(f"bot file {path} is a folder, not a file" if os.path.isdir(str(path))
+                           else f"bot file {path} does not exist")
     name = os.path.splitext(os.path.basename(str(path)))[0]
     if name in BOTS:
         raise BotSpecError(f"bot file {path}: its name {name!r} is a built-in bot's; rename the file")

@@ -197,6 +197,7 @@ def test_practice_ends_with_a_review(tmp_path):
     (["--human", "0", "--rounds", "1"], "plays single games, not matches"),
     (["--human", "0", "--hint-bot", "nosuchbot"], "--hint-bot"),
     (["--human", "0", "--set", "nosuch=1"], "nosuch"),
+    (["--bot-file", "/nonexistent/x.py"], "bot file /nonexistent/x.py does not exist"),   # even when unused
 ])
 def test_bad_play_options_are_one_line(args, message):
     code, out, err = run(["play", *args], [])
