@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from .. import engine
-from ..records import SCHEMA, key_text, round_seed
+from ..records import MAX_ROUNDS, SCHEMA, key_text, round_seed
 from . import hints, notation, screen
 from .seat_view import seat_view
 
@@ -82,6 +82,7 @@ class Game:
         self.seen_by = {h: 0 for h in self.humans}      # events each human has been shown
         self.events = []            # public events: (mover, text)
         self.last_human = None
+        self.totals = None          # a match's final totals (Cassino, Kasino)
 
     # ------------------------------------------------------------------------------ rounds and the match
     @property
@@ -119,7 +120,7 @@ class Game:
         if self.fmt.family == "cassino":
             counted = engine.count_round(final)
             totals = counted["totals"]
-            done = counted["winner"] is not None or r >= 200
+            done = counted["winner"] is not None or r >= MAX_ROUNDS     # C7: to 21 (the cap never reached)
         else:
             totals = [b + s["score"] for b, s in zip(self.current["scores_before"], scores)]
             done = r >= self.fmt.match_rounds
@@ -374,7 +375,7 @@ class Game:
         """The game as a record (docs/RECORDS.md), humans named "human"."""
         bots = [("human" if s in self.humans else self.names[s]) for s in range(self.fmt.seats)]
         if self.matches:
-            score = getattr(self, "totals", None) or [s["score"] for s in self.rounds[-1]["scores"]]
+            score = self.totals or [s["score"] for s in self.rounds[-1]["scores"]]
             kind = "round" if self.single else "match"
         else:
             score, kind = [s["score"] for s in self.rounds[-1]["scores"]], "game"
@@ -449,9 +450,9 @@ class Game:
                 "seed": str(self.seed), "names": self.names, "humans": self.humans, "mode": self.mode,
                 "single": self.single, "hint_bot": self.hint_bot, "trace": self.trace_path,
                 "rounds": self.rounds, "current": self.current, "state": self.state,
-                "decisions": self.decisions, "events": self.events, "seen_by": {str(k): v for k, v in
-                                                                                 self.seen_by.items()},
-                "pending": self.pending, "last_human": self.last_human, "finished": finished}
+                "decisions": self.decisions, "events": self.events, "totals": self.totals,
+                "seen_by": {str(k): v for k, v in self.seen_by.items()}, "pending": self.pending,
+                "last_human": self.last_human, "finished": finished}
 
     def _save(self, finished=False):
         if not self.save_path:
@@ -473,4 +474,5 @@ class Game:
         g.seen_by = {int(k): v for k, v in data["seen_by"].items()}
         g.pending = tuple(data["pending"]) if data["pending"] else None
         g.last_human = data["last_human"]
+        g.totals = data.get("totals")
         return g
