@@ -63,6 +63,9 @@ def parse(spec):
     name, sep, rest = text.partition(":")
     name = name.strip()
     if name not in BOTS:
+        if name == "policy":            # docs/AGENTS.md: a trained policy is played in Python, by `match` alone
+            raise BotSpecError("a trained policy (policy:PATH) plays in `khasino match` only, so far "
+                               "(docs/AGENTS.md, \"A trained policy\")")
         raise BotSpecError(f"unknown bot {name!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
     params = dict(BOTS[name][1])
     if sep:

@@ -43,6 +43,23 @@ def play_deals(fmt, bot_names, root_seed, start, count, workspace=None):
     return scores, winner.astype(np.int64)
 
 
+def _policy_deals(fmt, bot_names, root_seed, start, count):
+    """play_deals for a match with a trained policy (`policy:PATH`, khasino_sim/agents/policy.py): the same
+    deals (the game seeds `simulate` uses), played in Python through the agents' step functions."""
+    from khasino_sim.kernels.core.seeding import seeds_for
+    from .agents.policy import play_deal
+    from .formats import options_of
+    n_units, unit_of = units(fmt)
+    seats = [bot_names[unit_of[s]] for s in range(fmt.seats)]
+    scores = np.zeros((count, n_units), dtype=np.int64)
+    winners = np.zeros(count, dtype=np.int64)
+    for i, seed in enumerate(seeds_for(root_seed, start, count)):
+        per_seat, winners[i] = play_deal(fmt.name, options_of(fmt), seats, int(seed))
+        for s, x in enumerate(per_seat):
+            scores[i, unit_of[s]] = x
+    return scores, winners
+
+
 def pair_counts(fmt_name, a, b, root_seed, start, count, options=None):
     """Duplicate pairs start .. start+count-1 of bot a against bot b in a two-unit format (two seats, or two
     teams): each deal played with a in unit 0 and again with a in unit 1. Returns the pentanomial counts of
@@ -54,7 +71,9 @@ def pair_counts(fmt_name, a, b, root_seed, start, count, options=None):
     n_units, _ = units(fmt)
     if n_units != 2:
         raise ValueError(f"{fmt.name} has {n_units} seats or teams; a duplicate match needs two")
-    _, w0 = play_deals(fmt, [a, b], root_seed, start, count)
-    _, w1 = play_deals(fmt, [b, a], root_seed, start, count)
+    from .agents.policy import is_policy
+    deals = _policy_deals if is_policy(a) or is_policy(b) else play_deals
+    _, w0 = deals(fmt, [a, b], root_seed, start, count)
+    _, w1 = deals(fmt, [b, a], root_seed, start, count)
     pts = np.where(w0 == 0, 2, np.where(w0 < 0, 1, 0)) + np.where(w1 == 1, 2, np.where(w1 < 0, 1, 0))
     return np.bincount(pts, minlength=5)[:5]

@@ -205,3 +205,30 @@ def test_bad_rewards_are_refused():
         pyspiel.load_game("khasino_sim_khasino", {"reward": "pts"})
     assert pyspiel.load_game("khasino_sim_khasino").get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     assert pyspiel.load_game("khasino_sim_khasino_3p").get_type().utility == pyspiel.GameType.Utility.GENERAL_SUM
+
+
+def test_a_trained_policy_plays_a_match(tmp_path):
+    """A policy file (LinearPolicy, .npz) is a bot of `khasino match` (docs/AGENTS.md, "A trained policy"):
+    the duplicate deals are the simulate seeds, played in Python through the step functions."""
+    from click.testing import CliRunner
+    from khasino_sim.agents.policy import LinearPolicy, play_deal
+    from khasino_sim.cli import main
+    path = tmp_path / "p.npz"
+    rng = np.random.default_rng(0)
+    LinearPolicy(rng.normal(size=(actions.N_ACTIONS, OBS_SIZE)).astype(np.float32), fmt="khasino").save(path)
+    spec = f"policy:{path}"
+    r = CliRunner().invoke(main, ["match", spec, "random", "--max-pairs", "6", "--batch", "6"])
+    assert r.exit_code == 0, r.output
+    assert "pairs 6 = games 12" in r.stdout and f"Elo {spec} - random" in r.stdout
+    # deterministic: the same deal, the same game
+    assert play_deal("khasino", None, [spec, "greedy"], 12345) == play_deal("khasino", None, [spec, "greedy"], 12345)
+    scores, _ = play_deal("khasino", None, [spec, "greedy"], 12345)
+    assert sum(scores) == 11                                    # K13
+    bad = [(["match", spec, "random", "--format", "cassino"], "plays single games"),
+           (["match", "policy:/nonexistent.npz", "random"], "not a policy file"),
+           (["match", spec, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p"),
+           (["tournament", "--bots", f"{spec},random", "--games", "4", "--out", str(tmp_path / "t")],
+            "plays in `khasino match` only")]
+    for args, message in bad:
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

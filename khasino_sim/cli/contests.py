@@ -77,14 +77,27 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings, r
     from ..engine import bot_id
     from ..sprt import SPRT, parse_sprt
     from ..tournament import announce_compile
+    from ..agents.policy import is_policy
     fmt = _format(fmt_name)
-    _bot_list(f"{bot_a},{bot_b}", "the bots")
-    _check_playable([bot_a, bot_b], fmt.family)
+    policies = [b for b in (bot_a, bot_b) if is_policy(b)]
+    engine_bots = [b for b in (bot_a, bot_b) if not is_policy(b)]
+    if policies:                # a trained policy (docs/AGENTS.md): played in Python, Khasino-family games
+        from ..agents.policy import load_policy
+        if fmt.family != "khasino":
+            raise InputError(f"{policies[0]}: a policy plays single games (the Khasino family), not {fmt.name}'s "
+                             "matches")
+        try:
+            for p in policies:
+                load_policy(p, fmt.name)
+        except ValueError as e:
+            raise InputError(str(e)) from None
+    _bot_list(",".join(engine_bots) or "random", "the bots")
+    _check_playable(engine_bots, fmt.family)
     record = match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, seed, max_pairs)
     try:
         test = SPRT(**parse_sprt(sprt_text))
         options = _settings(settings)
-        announce_compile(f"{fmt.family} game{' with the search' if searches([bot_id(bot_a), bot_id(bot_b)]) else ''}"
+        announce_compile(f"{fmt.family} game{' with the search' if searches([bot_id(b) for b in engine_bots]) else ''}"
                          f" for {bot_a}, {bot_b}",
                          lambda: pair_counts(fmt.name, bot_a, bot_b, seed, 0, 1, options), to_stderr)
         start = 0
