@@ -43,20 +43,41 @@ def play_deals(fmt, bot_names, root_seed, start, count, workspace=None):
     return scores, winner.astype(np.int64)
 
 
-def _policy_deals(fmt, bot_names, root_seed, start, count):
+def _policy_deals(fmt, bot_names, root_seed, start, count, batch=128):
     """play_deals for a match with a trained policy (`policy:PATH`, khasino_sim/agents/policy.py): the same
-    deals (the game seeds `simulate` uses), played in Python through the agents' step functions."""
+    deals (the game seeds `simulate` uses) played in the batched environment (khasino_sim/agents/batch.py),
+    a policy entering its most likely token at each step and the other bots playing in the core as in
+    `simulate`. Khasino-family formats (a Cassino deal is a match of rounds, which the environment does not
+    play)."""
     from khasino_sim.kernels.core.seeding import seeds_for
-    from .agents.policy import play_deal
+    from .agents.batch import BatchEnv
+    from .agents.policy import is_policy, load_policy
     from .formats import options_of
     n_units, unit_of = units(fmt)
-    seats = [bot_names[unit_of[s]] for s in range(fmt.seats)]
+    specs = [bot_names[unit_of[s]] for s in range(fmt.seats)]
+    policies = {s: load_policy(spec, fmt.name) for s, spec in enumerate(specs) if is_policy(spec)}
+    env = BatchEnv(fmt.name, n=min(count, batch), options=options_of(fmt) or None,
+                   deals=seeds_for(root_seed, start, count),
+                   bots=[None if s in policies else spec for s, spec in enumerate(specs)])
+    first = [unit_of.index(u) for u in range(n_units)]
     scores = np.zeros((count, n_units), dtype=np.int64)
     winners = np.zeros(count, dtype=np.int64)
-    for i, seed in enumerate(seeds_for(root_seed, start, count)):
-        per_seat, winners[i] = play_deal(fmt.name, options_of(fmt), seats, int(seed))
-        for s, x in enumerate(per_seat):
-            scores[i, unit_of[s]] = x
+    left = count
+    obs, mask = env.reset()
+    while left:
+        seats = env.to_move
+        tokens = np.zeros(env.n, dtype=np.int64)
+        for s, pol in policies.items():
+            here = seats == s
+            if here.any():
+                tokens[here] = pol.act_batch(obs[here], mask[here])
+        obs, mask, rewards, done = env.step(tokens)
+        for g in np.flatnonzero(done):
+            i = int(env.finished[g])
+            if i < count:
+                scores[i] = rewards[g, first]
+                winners[i] = env.winners[g]
+                left -= 1
     return scores, winners
 
 

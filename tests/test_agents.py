@@ -209,7 +209,8 @@ def test_bad_rewards_are_refused():
 
 def test_a_trained_policy_plays_a_match(tmp_path):
     """A policy file (LinearPolicy, .npz) is a bot of `khasino match` (docs/AGENTS.md, "A trained policy"):
-    the duplicate deals are the simulate seeds, played in Python through the step functions."""
+    the duplicate deals are the simulate seeds, played in the batched environment; two policies (no bot's draw
+    between them) play there the games the Python step functions play."""
     from click.testing import CliRunner
     from khasino_sim.agents.policy import LinearPolicy, play_deal
     from khasino_sim.cli import main
@@ -224,6 +225,17 @@ def test_a_trained_policy_plays_a_match(tmp_path):
     assert play_deal("khasino", None, [spec, "greedy"], 12345) == play_deal("khasino", None, [spec, "greedy"], 12345)
     scores, _ = play_deal("khasino", None, [spec, "greedy"], 12345)
     assert sum(scores) == 11                                    # K13
+    from khasino_sim.duplicate import _policy_deals
+    from khasino_sim.formats import get_format
+    from khasino_sim.kernels.core.seeding import seeds_for
+    other = tmp_path / "q.npz"
+    LinearPolicy(rng.normal(size=(actions.N_ACTIONS, OBS_SIZE)).astype(np.float32), fmt="khasino").save(other)
+    pair = [spec, f"policy:{other}"]
+    batched, winners = _policy_deals(get_format("khasino"), pair, 7, 0, 12, batch=5)
+    for i, seed in enumerate(seeds_for(7, 0, 12)):
+        assert play_deal("khasino", None, pair, int(seed)) == (list(batched[i]), winners[i])
+    vs_bot, _ = _policy_deals(get_format("khasino"), [spec, "random"], 7, 0, 40)
+    assert (vs_bot.sum(axis=1) == 11).all()
     bad = [(["match", spec, "random", "--format", "cassino"], "plays single games"),
            (["match", "policy:/nonexistent.npz", "random"], "not a policy file"),
            (["match", spec, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p"),

@@ -17,23 +17,11 @@ import numpy as np
 
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.bits import card_name, parse_card
+from khasino_sim.kernels.core.tokens import (  # one table with the batched environment's kernel
+    BUILD, CAPTURE, CHANGE, DECLINE, END, FOLLOW, GROUP_END, LEAD_0, LEAD_1, LOAD, N_ACTIONS, REBUILD, STAY,
+    TAKE_BUILD, TRAIL, TOK_VALUES as MAX_VALUE,
+)
 
-MAX_VALUE = 16              # build values 1..16 (Cassino's face values and ace 14 stay below it)
-GROUP_END = 52
-TAKE_BUILD = 53             # + v - 1
-TRAIL = TAKE_BUILD + MAX_VALUE
-CAPTURE = TRAIL + 1
-BUILD = CAPTURE + 1         # + V - 1
-REBUILD = BUILD + MAX_VALUE
-LOAD = REBUILD + MAX_VALUE
-CHANGE = LOAD + MAX_VALUE
-FOLLOW = CHANGE + MAX_VALUE
-LEAD_0 = FOLLOW + MAX_VALUE
-LEAD_1 = LEAD_0 + 1
-STAY = LEAD_1 + 1
-DECLINE = STAY + 1
-END = DECLINE + 1
-N_ACTIONS = END + 1
 LEN_SCALE = 128             # prefix lengths are divided by it in observations (a scale: sequences have no cap)
 
 

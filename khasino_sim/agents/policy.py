@@ -26,6 +26,11 @@ class LinearPolicy:
         p = self.probabilities(obs, mask)
         return int(np.argmax(p)) if rng is None else int(rng.choice(N_ACTIONS, p=p))
 
+    def act_batch(self, obs, mask):
+        """The most likely allowed token of each row of obs (k, OBS_SIZE) and mask (k, N_ACTIONS)."""
+        z = obs @ self.W.T + self.b
+        return np.argmax(np.where(mask.astype(bool), z, -np.inf), axis=1)
+
     def save(self, path):
         np.savez(path, W=self.W, b=self.b, format=self.format)
 

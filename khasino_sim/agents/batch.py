@@ -1,0 +1,177 @@
+"""The batched environment (docs/AGENTS.md, "The batched environment"): N games of a Khasino- or Cassino-family
+format stepped together in one compiled call (kernels/batch_env.py), observations, masks and rewards as numpy
+arrays. The same tokens, masks, observations and returns as the PettingZoo environment (checked token for
+token, tests/test_agents_batch.py); seats may be played by the core's bots inside the step, so a step returns
+at the agents' turns only.
+
+Episodes are numbered from 0 in the order they begin; episode i is dealt from the game seed of global index i
+under the root seed (numpy SeedSequence spawn keys, as `simulate` seeds its games), so a run is a function of
+its seed and the tokens chosen."""
+import numpy as np
+
+from khasino_sim.kernels.core import layout as L
+from khasino_sim.kernels.core.seeding import seeds_for
+from khasino_sim.kernels.core.specialise import entry
+from khasino_sim.kernels.core.workspace import new_workspace
+
+from . import actions
+from .observation import OBS_SIZE
+
+TABLE_ROWS = 1 << 16        # key-table slots (a pass holds at most half as many keys; more: slices)
+CACHE_WORDS = 2048          # a game's cache of its position's least sequences (where they fit)
+
+
+class BatchEnv:
+    """`n` games of `format` (rule `options`) stepped together.
+
+    `bots`: per seat None (an agent) or a bot spec the core plays (`random`, `greedy`, `heuristic`, search
+    bots...); at least one seat is an agent. `reward`: "points" (the seat's side's points) or "win" (+1, 0,
+    -1). After `reset()` and each `step(tokens)`: `obs` (n, OBS_SIZE) float32 of the seat to move, `mask` (n,
+    N_ACTIONS) int8, `to_move` (n,) the seat each game waits on; `step` also gives `rewards` (n, seats) float32
+    (non-zero where a game ended this step) and `done` (n,) bool; where done, `winners` holds the game's winner
+    (the seat, or the team in a team format; -1 a tie) and `finished` its episode. A game that ends begins the
+    next episode in its slot at once (its first observation is returned).
+
+    `deals`: game seeds for episodes 0, 1, ... (later episodes, and all without it, are dealt from the game
+    seed of their index under `seed`)."""
+
+    def __init__(self, format="khasino", n=64, reward="points", options=None, seed=0, bots=None,
+                 table_rows=TABLE_ROWS, cache_words=CACHE_WORDS, deals=None):
+        from .. import engine
+        from ..bots import code
+        from ..kernels.core.heuristic import searches
+        if reward not in ("points", "win"):
+            raise ValueError(f"reward must be 'points' or 'win', not {reward!r}")
+        fmt = engine._format(format, options)
+        if fmt.family not in ("khasino", "cassino"):
+            raise ValueError(f"the batched environment plays the Khasino and Cassino formats, not {fmt.name} "
+                             f"(its formats play in agents.env, one game at a time)")
+        if int(n) < 1 or table_rows < 2 or table_rows & (table_rows - 1) or cache_words < 0:
+            raise ValueError("n must be positive, table_rows a power of two (at least 2), cache_words >= 0")
+        bots = [None] * fmt.seats if bots is None else list(bots)
+        if len(bots) != fmt.seats:
+            raise ValueError(f"bots names {fmt.seats} seats (None for an agent's), not {len(bots)}")
+        if all(b is not None for b in bots):
+            raise ValueError("at least one seat must be an agent's (None in bots)")
+        self.fmt, self.n, self.seats = fmt, int(n), fmt.seats
+        self.win = reward == "win"
+        self.rules = fmt.rules_array()
+        self.family = int(self.rules[L.R_FAMILY])
+        self.bot_codes = np.array([-1 if b is None else code(b) for b in bots], dtype=np.int64)
+        self.searching = searches([c for c in self.bot_codes if c >= 0] or [0])
+        self.root = int(seed)
+        n = self.n
+        self.states = np.zeros((n, L.STATE_SIZE), dtype=np.int64)
+        self.gws = np.zeros((n, 6), dtype=np.int64)
+        self.pends = np.zeros((n, L.REC_SIZE), dtype=np.int64)
+        self.endrecs = np.zeros((n, L.REC_SIZE), dtype=np.int64)
+        self.playeds = np.zeros((n, 52), dtype=np.int64)
+        self.prefixes = np.zeros((n, 4 + 3 * 52), dtype=np.int64)
+        self.streams = np.zeros(n, dtype=np.uint64)
+        self.masks = np.zeros((n, actions.N_ACTIONS), dtype=np.int8)
+        self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
+        self.rewards = np.zeros((n, fmt.seats), dtype=np.float32)
+        self.done = np.zeros(n, dtype=np.int8)
+        self.winners = np.zeros(n, dtype=np.int64)
+        self.finished = np.zeros(n, dtype=np.int64)
+        self.deals = None if deals is None else np.ascontiguousarray(deals, dtype=np.uint64)
+        self._deck = np.zeros(104, dtype=np.int64)
+        self._row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+        from khasino_sim.kernels import batch_env
+        from khasino_sim.kernels.core.heuristic import install_bot_table
+        self._ws = install_bot_table(np.zeros(L.WS_SIZE + batch_env.area_size(table_rows, cache_words),
+                                              dtype=np.int64))
+        self._ws[L.WS_SIZE + batch_env.A_TROWS] = table_rows
+        self._ws[L.WS_SIZE + batch_env.A_STORE_CAP] = cache_words
+        self.caches = np.zeros((n, cache_words + 1), dtype=np.int64)
+        self._address = np.int64(batch_env.env_offer.address)
+        self._wsg = new_workspace()
+        self.episodes = 0           # episodes begun
+        self._seeds_at = -1
+        self._seeds = None
+        self.steps = 0              # agent steps taken (tokens, all games)
+        self._entries = {}
+
+    # ---- the compiled calls ------------------------------------------------------------------------------
+    def _call(self, name, *args):
+        """The compiled kernel `name` for this format's family and bots, its entry point found once (typing
+        the arguments on every call would cost more than a step of 64 games)."""
+        f = self._entries.get(name)
+        if f is None:
+            from khasino_sim.kernels import batch_env
+            f = self._entries[name] = entry(getattr(batch_env, name), (self.family, self.searching), args)
+        return f(self.family, self.searching, *args)
+
+    def _next_seeds(self):
+        if self._seeds_at != self.episodes:
+            self._seeds = seeds_for(self.root, self.episodes, self.n)
+            if self.deals is not None and self.episodes < len(self.deals):
+                given = self.deals[self.episodes: self.episodes + self.n]
+                self._seeds[: len(given)] = given
+            self._seeds_at = self.episodes
+        return self._seeds
+
+    def _check(self):
+        bad = np.flatnonzero(self.gws[:, 4])
+        if bad.size:
+            raise RuntimeError(f"game {int(bad[0])} (episode {int(self.gws[bad[0], 5])}) has no legal move or "
+                               f"overflowed a scratch bound: never in reachable play (docs/ENGINE.md)")
+
+    def reset(self, seed=None):
+        """Deal n new games (episodes 0 .. n-1 of the root seed, or of `seed` when given). Returns (obs,
+        mask)."""
+        if seed is not None:
+            self.root = int(seed)
+        self.episodes = 0
+        self._seeds_at = -1
+        seeds = self._next_seeds()
+        self._call("reset_batch", self.rules, self.bot_codes, seeds, np.int64(0), self.states, self._deck,
+                   self.streams, self.gws, self.pends, self.playeds, self.prefixes, self.masks, self.endrecs,
+                   self.obs, self._ws, self._wsg, self._address, self.caches)
+        self.episodes = self.n
+        self._check()
+        return self.obs.copy(), self.masks.copy()
+
+    def step(self, tokens):
+        """One token per game (each allowed by its mask; ValueError naming the first game that is not, nothing
+        changed). Returns (obs, mask, rewards, done)."""
+        tokens = np.ascontiguousarray(tokens, dtype=np.int64)
+        if tokens.shape != (self.n,):
+            raise ValueError(f"step takes one token per game: shape ({self.n},), not {tokens.shape}")
+        seeds = self._next_seeds()
+        begun = self._call(
+            "step_batch", self.rules, self.bot_codes, self.win, tokens, seeds, np.int64(self.episodes), self.states,
+            self._deck, self.streams, self.gws, self.pends, self.playeds, self.prefixes, self.masks, self.endrecs, self.obs, self.rewards, self.done, self.winners,
+            self.finished, self._ws, self._wsg, self._row, self._address, self.caches)
+        if begun < 0:
+            g = -1 - begun
+            t = int(tokens[g])
+            name = actions.token_name(t) if 0 <= t < actions.N_ACTIONS else "out of range"
+            raise ValueError(f"game {g}: token {t} ({name}) is not allowed by its mask")
+        self.episodes += begun
+        self.steps += self.n
+        self._check()
+        return self.obs.copy(), self.masks.copy(), self.rewards.copy(), self.done.astype(bool)
+
+    @property
+    def to_move(self):
+        """The seat each game waits on."""
+        return self.states[:, L.S_TO_MOVE].copy()
+
+    @property
+    def prefix_lengths(self):
+        return self.gws[:, 1].copy()
+
+    def state_json(self, g):
+        """Game g's JSON state (docs/ENGINE.md), a pending decision included, as engine.new_game writes it."""
+        from ..engine import move_json, to_json
+        st = self.states[g]
+        phase = int(self.gws[g, 0])
+        decision = None
+        if phase == 1:
+            decision = {"kind": "lead", "team": [0, 1]}
+        elif phase == 2:
+            rec = self.pends[g]
+            decision = {"kind": "stay", "seat": int(self.gws[g, 2]), "value": int(rec[L.M_TARGET]),
+                        "move": move_json(rec)}
+        return to_json(st, self.fmt, decision)
