@@ -8,8 +8,9 @@ so the same functions compile for a GPU too. One room per family on a shared gro
 - `khasino/`, `cassino/`, `kasino/`: each family's rules in role-named modules (`moves`, `state`, `game`,
   `search`); a Cassino module imports Khasino's only where Cassino is Khasino plus a rule;
 - `movegen` (the compile-time switch between Khasino's and Cassino's move rules: kernels/core/specialise.py),
-  `dispatch` (the host's choice of a family's batch player) and `device` (the GPU entry points): the only
-  modules that name several families.
+  `dispatch` (the host's choice of a family's batch player), `device` (the GPU entry points) and `batch_env`
+  (the agents' batched environment of the Khasino and Cassino formats): the only modules that name several
+  families.
 
 Layouts of the state vector, the ruleset record, the move records and the per-game statistics are in
 `core.layout`.

@@ -1,6 +1,6 @@
 """The batched environment against the Python step functions at scale (the suite keeps a sample:
 tests/test_agents_batch.py): for each Khasino- and Cassino-family format, EPISODES games played with the same
-random tokens in a one-game BatchEnv (default table and cache, and a 4-slot table with no cache) and through
+random tokens in a one-game BatchEnv (default table and cache, and a 64-slot table with no cache) and through
 khasino_sim/agents/steps.py; every mask, observation, seat to move and return must agree.
 
 Run: python scripts/check_agents_batch.py [--episodes 20] [--formats khasino,cassino-4p]
@@ -54,7 +54,7 @@ def main():
         kind = "win" if i % 2 else "points"
         rng = np.random.default_rng(i)
         n = compare(BatchEnv(fmt, n=1, reward=kind), 100 + i, args.episodes, rng, kind)
-        n += compare(BatchEnv(fmt, n=1, reward=kind, table_rows=4, cache_words=0), 200 + i, args.episodes, rng,
+        n += compare(BatchEnv(fmt, n=1, reward=kind, table_rows=64, cache_words=0), 200 + i, args.episodes, rng,
                      kind)
         total += n
         print(f"{fmt:<18} {2 * args.episodes} games, {n:,} steps agree ({time.perf_counter() - t:.0f} s)",
