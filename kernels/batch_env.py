@@ -25,8 +25,8 @@ from .core.bits import lowbit_index, popcount
 from .core.deal import shuffle_deck
 from .core.layout import (
     CARD_BITS, C_FOUND, C_HW, C_OVERFLOW, C_TKEY, DECIDE_LEAD, DECIDE_STAY, FAMILY_CASSINO, FAMILY_KHASINO,
-    G_SEAT0, KIND_BUILD, KIND_CAPTURE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, MAX_MOVE_GROUPS, MAX_PILE, M_CARD,
-    M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_TARGET, M_VALUE, REC_SIZE, R_DECK,
+    G_SEAT0, KIND_BUILD, KIND_CAPTURE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, MAX_MOVE_GROUPS, MAX_PILE, MAX_VALUE,
+    M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_TARGET, M_VALUE, REC_SIZE, R_DECK,
     R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SINK_SELECT, SINK_USER, S_BGROUPS, S_BNG,
     S_BOWNER, S_DEAL, S_HANDS, S_LAST_CAP, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_PROMISED, S_SCORES, S_STOCK_LEN,
     S_STOCK_POS, S_TO_MOVE, VALUE_SHIFT, WS_BEST, WS_OBS, WS_SIZE,
@@ -442,7 +442,7 @@ def write_observation(st, rules, seat, phase, pend, played, prefix, k, obs):
         if (loose >> c) & 1:
             obs[O_LOOSE + c] = 1.0
         obs[O_PLAYED + c] = played[c]
-    for v in range(1, 15):
+    for v in range(1, MAX_VALUE + 1):
         owner = st[S_BOWNER + v]
         if owner < 0:
             continue
@@ -657,9 +657,13 @@ def step_batch(family, searching, rules, bots, win, tokens, seeds, first, states
             gw[W_PHASE] = PH_MOVE
         elif phase == PH_STAY:
             answer_stay(st, rules, gw, pends[g], prefixes[g, 0] == STAY)
-        else:
-            if caches[g, 0] >= 0 and select_record(family, st, rules, st[S_TO_MOVE], ws, caches[g], prefixes[g],
-                                                   gw[W_PLEN], endrecs[g]) == 0:
+        else:           # the move's record: selected from the cache by key, or kept by the last streamed pass
+            if caches[g, 0] >= 0:
+                found = select_record(family, st, rules, st[S_TO_MOVE], ws, caches[g], prefixes[g], gw[W_PLEN],
+                                      endrecs[g])
+            else:
+                found = gw[W_END_OK]
+            if found == 0:
                 gw[W_ERROR] = 1
                 continue
             for j in range(REC_SIZE):

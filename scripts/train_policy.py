@@ -63,11 +63,7 @@ def main():
                 adv = ret - baseline
                 baseline += 0.01 * (ret - baseline)
                 o = np.stack([x[0] for x in traces[g]])
-                m = np.stack([x[1] for x in traces[g]]).astype(bool)
-                z = np.where(m, o @ policy.W.T + policy.b, -np.inf)
-                p = np.exp(z - z.max(axis=1, keepdims=True))
-                p /= p.sum(axis=1, keepdims=True)
-                grad = -p
+                grad = -policy.probabilities_batch(o, np.stack([x[1] for x in traces[g]]))
                 grad[np.arange(len(o)), [x[2] for x in traces[g]]] += 1.0     # d log pi(token) / d logits
                 policy.W += a.lr * adv * grad.T @ o
                 policy.b += a.lr * adv * grad.sum(axis=0)

@@ -9,6 +9,7 @@ under the root seed (numpy SeedSequence spawn keys, as `simulate` seeds its game
 its seed and the tokens chosen."""
 import numpy as np
 
+from khasino_sim.kernels import batch_env as K
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.seeding import seeds_for
 from khasino_sim.kernels.core.specialise import entry
@@ -62,11 +63,11 @@ class BatchEnv:
         self.root = int(seed)
         n = self.n
         self.states = np.zeros((n, L.STATE_SIZE), dtype=np.int64)
-        self.gws = np.zeros((n, 6), dtype=np.int64)
+        self.gws = np.zeros((n, K.GW_SIZE), dtype=np.int64)
         self.pends = np.zeros((n, L.REC_SIZE), dtype=np.int64)
         self.endrecs = np.zeros((n, L.REC_SIZE), dtype=np.int64)
         self.playeds = np.zeros((n, 52), dtype=np.int64)
-        self.prefixes = np.zeros((n, 4 + 3 * 52), dtype=np.int64)
+        self.prefixes = np.zeros((n, K.MAX_SEQ), dtype=np.int64)
         self.streams = np.zeros(n, dtype=np.uint64)
         self.masks = np.zeros((n, actions.N_ACTIONS), dtype=np.int8)
         self.obs = np.zeros((n, OBS_SIZE), dtype=np.float32)
@@ -77,19 +78,16 @@ class BatchEnv:
         self.deals = None if deals is None else np.ascontiguousarray(deals, dtype=np.uint64)
         self._deck = np.zeros(104, dtype=np.int64)
         self._row = np.zeros(L.STATS_SIZE, dtype=np.int64)
-        from khasino_sim.kernels import batch_env
         from khasino_sim.kernels.core.heuristic import install_bot_table
-        self._ws = install_bot_table(np.zeros(L.WS_SIZE + batch_env.area_size(table_rows, cache_words),
-                                              dtype=np.int64))
-        self._ws[L.WS_SIZE + batch_env.A_TROWS] = table_rows
-        self._ws[L.WS_SIZE + batch_env.A_STORE_CAP] = cache_words
+        self._ws = install_bot_table(np.zeros(L.WS_SIZE + K.area_size(table_rows, cache_words), dtype=np.int64))
+        self._ws[L.WS_SIZE + K.A_TROWS] = table_rows
+        self._ws[L.WS_SIZE + K.A_STORE_CAP] = cache_words
         self.caches = np.zeros((n, cache_words + 1), dtype=np.int64)
-        self._address = np.int64(batch_env.env_offer.address)
+        self._address = np.int64(K.env_offer.address)
         self._wsg = new_workspace()
         self.episodes = 0           # episodes begun
         self._seeds_at = -1
         self._seeds = None
-        self.steps = 0              # agent steps taken (tokens, all games)
         self._entries = {}
 
     # ---- the compiled calls ------------------------------------------------------------------------------
@@ -98,8 +96,7 @@ class BatchEnv:
         the arguments on every call would cost more than a step of 64 games)."""
         f = self._entries.get(name)
         if f is None:
-            from khasino_sim.kernels import batch_env
-            f = self._entries[name] = entry(getattr(batch_env, name), (self.family, self.searching), args)
+            f = self._entries[name] = entry(getattr(K, name), (self.family, self.searching), args)
         return f(self.family, self.searching, *args)
 
     def _next_seeds(self):
@@ -112,10 +109,11 @@ class BatchEnv:
         return self._seeds
 
     def _check(self):
-        bad = np.flatnonzero(self.gws[:, 4])
+        bad = np.flatnonzero(self.gws[:, K.W_ERROR])
         if bad.size:
-            raise RuntimeError(f"game {int(bad[0])} (episode {int(self.gws[bad[0], 5])}) has no legal move or "
-                               f"overflowed a scratch bound: never in reachable play (docs/ENGINE.md)")
+            g = int(bad[0])
+            raise RuntimeError(f"game {g} (episode {int(self.gws[g, K.W_EPISODE])}) has no legal move or overflowed "
+                               f"a scratch bound: never in reachable play (docs/ENGINE.md)")
 
     def reset(self, seed=None):
         """Deal n new games (episodes 0 .. n-1 of the root seed, or of `seed` when given). Returns (obs,
@@ -149,7 +147,6 @@ class BatchEnv:
             name = actions.token_name(t) if 0 <= t < actions.N_ACTIONS else "out of range"
             raise ValueError(f"game {g}: token {t} ({name}) is not allowed by its mask")
         self.episodes += begun
-        self.steps += self.n
         self._check()
         return self.obs.copy(), self.masks.copy(), self.rewards.copy(), self.done.astype(bool)
 
@@ -160,18 +157,18 @@ class BatchEnv:
 
     @property
     def prefix_lengths(self):
-        return self.gws[:, 1].copy()
+        return self.gws[:, K.W_PLEN].copy()
 
     def state_json(self, g):
         """Game g's JSON state (docs/ENGINE.md), a pending decision included, as engine.new_game writes it."""
         from ..engine import move_json, to_json
         st = self.states[g]
-        phase = int(self.gws[g, 0])
+        phase = int(self.gws[g, K.W_PHASE])
         decision = None
-        if phase == 1:
+        if phase == K.PH_LEAD:
             decision = {"kind": "lead", "team": [0, 1]}
-        elif phase == 2:
+        elif phase == K.PH_STAY:
             rec = self.pends[g]
-            decision = {"kind": "stay", "seat": int(self.gws[g, 2]), "value": int(rec[L.M_TARGET]),
+            decision = {"kind": "stay", "seat": int(self.gws[g, K.W_MOVER]), "value": int(rec[L.M_TARGET]),
                         "move": move_json(rec)}
         return to_json(st, self.fmt, decision)

@@ -26,6 +26,12 @@ class LinearPolicy:
         p = self.probabilities(obs, mask)
         return int(np.argmax(p)) if rng is None else int(rng.choice(N_ACTIONS, p=p))
 
+    def probabilities_batch(self, obs, mask):
+        """The masked softmax of each row of obs (k, OBS_SIZE) and mask (k, N_ACTIONS)."""
+        z = np.where(mask.astype(bool), obs @ self.W.T + self.b, -np.inf)
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
+
     def act_batch(self, obs, mask):
         """The most likely allowed token of each row of obs (k, OBS_SIZE) and mask (k, N_ACTIONS)."""
         z = obs @ self.W.T + self.b
