@@ -25,14 +25,18 @@ from .core.bits import lowbit_index, popcount
 from .core.deal import shuffle_deck
 from .core.layout import (
     CARD_BITS, C_FOUND, C_HW, C_OVERFLOW, C_TKEY, DECIDE_LEAD, DECIDE_STAY, FAMILY_CASSINO, FAMILY_KHASINO,
-    G_SEAT0, KIND_BUILD, KIND_CAPTURE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, MAX_MOVE_GROUPS, MAX_PILE, MAX_VALUE,
-    M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_TARGET, M_VALUE, REC_SIZE, R_DECK,
-    R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAM, R_TEAMS, SEAT_FIELDS, SINK_SELECT, SINK_USER, S_BGROUPS, S_BNG,
-    S_BOWNER, S_DEAL, S_HANDS, S_LAST_CAP, S_LOOSE, S_OVER, S_PILE, S_PLEN, S_PROMISED, S_SCORES, S_STOCK_LEN,
-    S_STOCK_POS, S_TO_MOVE, VALUE_SHIFT, WS_BEST, WS_OBS, WS_SIZE,
+    G_AHEAD1, G_DEALER, G_LAST_CAP, G_LEADER, G_LEADER2, G_MATCH, G_MATCH_WINNER, G_ROUND, G_SEAT0, G_SEED,
+    G_TURNS, G_WINNER, KIND_BUILD, KIND_CAPTURE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, MAX_MOVE_GROUPS, MAX_PILE,
+    MAX_VALUE, M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_PILE_USED, M_TARGET,
+    M_VALUE, REC_SIZE, R_DECK, R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAM, R_TEAMS, SEAT_BUILDS,
+    SEAT_BUILDS_CAPTURED, SEAT_CAPTURES, SEAT_CHANGES, SEAT_FIELDS, SEAT_FOLLOWUPS, SEAT_LOADS,
+    SEAT_MATCH_TOTAL, SEAT_PILE_TAKEN, SEAT_SCORE, SEAT_STAYS, SEAT_STAY_OFFERS, SEAT_TRAILS, SINK_SELECT,
+    SINK_USER, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL, S_DEALER, S_HANDS, S_LAST_CAP, S_LOOSE, S_OVER, S_PILE,
+    S_PLEN, S_PROMISED, S_ROUND, S_SCORES, S_STOCK_LEN, S_STOCK_POS, S_TO_MOVE, VALUE_SHIFT, WS_BEST, WS_OBS,
+    WS_SIZE,
 )
-from .cassino.game import start_round
-from .core.rng import bot_stream_seed
+from .cassino.game import count_round, start_round
+from .core.rng import bot_stream_seed, round_seed
 from .khasino.search import NO_DECISION, decide
 from .khasino.state import advance, apply_move, apply_stay, init_state, score, stay_partner
 from .movegen import list_moves
@@ -49,7 +53,16 @@ W_MOVER = 2         # PH_STAY: the seat whose capture waits on the Stay
 W_END_OK = 3        # 1 when the prefix is a whole move's but for END (its record in the game's `endrec` row)
 W_ERROR = 4         # 1: no legal move (the K11 fallback, never in reachable play) or a scratch overflow
 W_EPISODE = 5       # the episode's global index (its game seed's)
-GW_SIZE = 6
+W_SEED = 6          # the episode's seed (bits of the unsigned value): a match's, whose rounds are dealt from it
+W_IDLE = 7          # 1: the slot holds no episode (its index reached the limit); steps pass it by
+GW_SIZE = 8
+
+# ---- what an episode is (Cassino; a Khasino-family episode is always one game) ---------------------------
+EP_GAME = 0         # one game, or one Cassino round, dealt from the episode's seed as engine.new_game deals it
+EP_MATCH = 1        # a Cassino match to its target (C7, P21), its rounds dealt from round seeds as simulate's
+EP_SINGLE = 2       # a match of one round (simulate --rounds 1)
+
+_KIND_COUNTER = np.array([SEAT_CAPTURES, SEAT_BUILDS, SEAT_LOADS, SEAT_CHANGES, SEAT_TRAILS], dtype=np.int64)
 
 # ---- observation layout (khasino_sim/agents/observation.py, SECTIONS; checked equal by the tests) -----------
 OBS_SEATS = 6
@@ -485,53 +498,102 @@ def write_observation(st, rules, seat, phase, pend, played, prefix, k, obs):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def start_game(family, rules, seed, st, deck, stream, gw):
-    """The dealt position of the game (Cassino: round 1 of the match) of `seed`, as engine.new_game deals it;
-    the bot stream seeded as the game loop seeds it."""
+def deal_round(rules, seed, rnd, st, deck, stream, row):
+    """Cassino: round `rnd` dealt from the seed `seed` (P20), its statistics row begun as the game loop
+    begins a round's (cassino/game.py, play_dealt_round)."""
+    for i in range(row.shape[0]):
+        row[i] = 0
+    leader = start_round(rules, seed, rnd, st, deck, stream)
+    row[G_SEED] = np.int64(seed)
+    row[G_LEADER] = leader
+    row[G_DEALER] = st[S_DEALER]
+    row[G_ROUND] = rnd
+    stream[0] = bot_stream_seed(seed)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def start_game(family, mode, rules, seed, st, deck, stream, gw, row):
+    """The dealt position of the episode of `seed` (EP_GAME: as engine.new_game deals it; EP_MATCH and
+    EP_SINGLE: round 1 of the match as `simulate` deals it), its statistics row begun and the bot stream
+    seeded as the game loop does."""
+    for i in range(GW_SIZE):
+        gw[i] = 0
+    gw[W_SEED] = np.int64(seed)
     if family == FAMILY_CASSINO:
-        start_round(rules, np.uint64(seed), 1, st, deck, stream)
+        deal_round(rules, seed if mode == EP_GAME else round_seed(seed, 1), 1, st, deck, stream, row)
     else:
+        for i in range(row.shape[0]):
+            row[i] = 0
+        row[G_SEED] = np.int64(seed)
+        row[G_LEADER2] = -1
+        row[G_AHEAD1] = -1
         shuffle_deck(deck, rules[R_DECK], np.uint64(seed), stream)
         init_state(st, rules, deck)
         st[S_TO_MOVE] = 0
-    stream[0] = bot_stream_seed(np.uint64(seed))
-    for i in range(GW_SIZE):
-        gw[i] = 0
+        stream[0] = bot_stream_seed(np.uint64(seed))
     gw[W_PHASE] = PH_LEAD if rules[R_LEAD_CHOICE] else PH_MOVE
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def play_record(st, rules, p, rec, gw, played):
+def end_turn(st, rules, p, row):
+    """Seat p's turn is over: the turn passes on (advance), counted in the statistics row as the game loop
+    counts it (who leads the second deal, who is ahead when the first ends)."""
+    deal = st[S_DEAL]
+    advance(st, rules, p)
+    if deal == 1 and st[S_DEAL] == 2:
+        row[G_LEADER2] = st[S_TO_MOVE]
+        row[G_AHEAD1] = score(st, rules, row)
+    row[G_TURNS] += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play_record(st, rules, p, rec, gw, played, row):
     """Seat p's card play `rec` (record at rec[0:]): where the partner may Stay (P15) the game waits on his
     decision (the card counts as played: its play is public), else the play stands and the turn passes."""
     played[rec[M_CARD]] += 1
+    o = G_SEAT0 + p * SEAT_FIELDS
+    row[o + SEAT_PILE_TAKEN] += rec[M_PILE_USED]
+    row[o + SEAT_FOLLOWUPS] += rec[M_FCOUNT]
     q = stay_partner(st, rules, p, rec[M_KIND], rec[M_TARGET]) if rules[R_TEAMS] else -1
     if q >= 0:
+        row[G_SEAT0 + q * SEAT_FIELDS + SEAT_STAY_OFFERS] += 1
         gw[W_PHASE] = PH_STAY
         gw[W_MOVER] = p
         st[S_TO_MOVE] = q
         return
+    count_play(rules, p, rec, row)
     apply_move(st, rules, p, rec, 0)
-    advance(st, rules, p)
+    end_turn(st, rules, p, row)
+
+
+@njit(cache=True, nogil=True, _nrt=False, inline="always")
+def count_play(rules, p, rec, row):
+    o = G_SEAT0 + p * SEAT_FIELDS
+    row[o + _KIND_COUNTER[rec[M_KIND]]] += 1
+    if rec[M_KIND] == KIND_CAPTURE and rec[M_TARGET] > 0:
+        row[o + SEAT_BUILDS_CAPTURED] += 1
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def answer_stay(st, rules, gw, pend, stay):
+def answer_stay(st, rules, gw, pend, stay, row):
     """The partner's answer to the pending capture `pend` (P15): Stay (the card loads the build, now his) or
     decline (the capture stands); then the turn passes on from the mover."""
     p = gw[W_MOVER]
     q = st[S_TO_MOVE]
     st[S_TO_MOVE] = p
     if stay:
+        row[G_SEAT0 + q * SEAT_FIELDS + SEAT_STAYS] += 1
+        row[G_SEAT0 + p * SEAT_FIELDS + SEAT_LOADS] += 1
         apply_stay(st, rules, p, pend, 0, q)
     else:
+        count_play(rules, p, pend, row)
         apply_move(st, rules, p, pend, 0)
-    advance(st, rules, p)
+    end_turn(st, rules, p, row)
     gw[W_PHASE] = PH_MOVE
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream):
+def bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row):
     """The core bots' turns until an agent's (bots[seat] < 0) or the end; as the game loop plays them."""
     while st[S_OVER] == 0:
         p = st[S_TO_MOVE]
@@ -542,13 +604,14 @@ def bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream)
         if phase == PH_LEAD:
             st[S_TO_MOVE] = decide(family, searching, bot, st, rules, p, wsg, stream, np.int64(DECIDE_LEAD),
                                    np.int64(-1))
+            row[G_LEADER] = st[S_TO_MOVE]
             gw[W_PHASE] = PH_MOVE
         elif phase == PH_STAY:
             for j in range(REC_SIZE):
                 wsg[WS_BEST + j] = pend[j]
             stay = decide(family, searching, bot, st, rules, p, wsg, stream, np.int64(DECIDE_STAY),
                           gw[W_MOVER])
-            answer_stay(st, rules, gw, pend, stay)
+            answer_stay(st, rules, gw, pend, stay, row)
         else:
             n = decide(family, searching, bot, st, rules, p, wsg, stream, np.int64(NO_DECISION), np.int64(-1))
             if n == 0 or wsg[C_OVERFLOW]:
@@ -556,7 +619,7 @@ def bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream)
                 return
             for j in range(REC_SIZE):
                 pend[j] = wsg[WS_BEST + j]
-            play_record(st, rules, p, pend, gw, played)
+            play_record(st, rules, p, pend, gw, played, row)
 
 @njit(cache=True, nogil=True, _nrt=False)
 def prepare_turn(family, rules, st, gw, pend, played, prefix, mask, endrec, obs, ws, address, cache, full):
@@ -587,55 +650,100 @@ def prepare_turn(family, rules, st, gw, pend, played, prefix, mask, endrec, obs,
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def finish(st, rules, win, row, rewards):
-    """Each seat's return at the end (steps.returns): its (side's) points, or +1/0/-1 for its side's win, tie
-    or loss. Returns the winner (the seat, or the team in a team format; -1 on a tie)."""
-    for i in range(row.shape[0]):
-        row[i] = 0
+def close_round(family, mode, win, rules, st, gw, row, out, rewards, deck, stream, played):
+    """The game (Cassino: the round) in `st` is over: its statistics row scored as the game loop scores it
+    (cassino/game.py, play_round: counted towards the match) and copied to `out` (G_MATCH: the episode). Where
+    the episode ends, each seat's return (steps.returns: its side's points, the match total in a match, or +1/
+    0/-1 for its side's win, tie or loss) in `rewards`, and 1 is returned; where a match goes on its next
+    round is dealt (the match totals carried) and 0 is returned. `gw[W_MOVER]` then holds the winner (the seat,
+    or the team in a team format; -1 a tie)."""
+    row[G_LAST_CAP] = st[S_LAST_CAP]
     w = score(st, rules, row)
+    row[G_WINNER] = w
+    field = SEAT_SCORE
+    if family == FAMILY_CASSINO and mode != EP_GAME:
+        row[G_SEED] = gw[W_SEED]
+        field = SEAT_MATCH_TOTAL
+        if mode == EP_SINGLE:
+            for s in range(rules[R_SEATS]):
+                row[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL] = row[G_SEAT0 + s * SEAT_FIELDS + SEAT_SCORE]
+            row[G_MATCH_WINNER] = w
+        else:
+            w = count_round(st, rules, row)
+    for i in range(row.shape[0]):
+        out[i] = row[i]
+    out[G_MATCH] = gw[W_EPISODE]
+    if family == FAMILY_CASSINO and mode == EP_MATCH and w < 0:
+        rnd = st[S_ROUND] + 1
+        deal_round(rules, round_seed(np.uint64(gw[W_SEED]), rnd), rnd, st, deck, stream, row)
+        for s in range(rules[R_SEATS]):
+            st[S_SCORES + s] = out[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL]
+        for c in range(52):
+            played[c] = 0
+        gw[W_PHASE] = PH_MOVE
+        return 0
     for s in range(rules[R_SEATS]):
         if win:
             rewards[s] = 0.0 if w < 0 else (1.0 if rules[R_TEAM + s] == w else -1.0)
         else:
-            rewards[s] = row[G_SEAT0 + s * SEAT_FIELDS]
-    return w
+            rewards[s] = out[G_SEAT0 + s * SEAT_FIELDS + field]
+    gw[W_MOVER] = w
+    return 1
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def begin_episode(family, searching, rules, bots, seed, episode, st, deck, stream, gw, pend, played, prefix,
-                  mask, endrec, obs, ws, wsg, address, cache):
-    """Deal the game of `seed` into one slot, let the core bots play to the first agent's turn, and write its
-    mask and observation."""
-    start_game(family, rules, seed, st, deck, stream, gw)
+def begin_episode(family, searching, mode, rules, bots, ebots, seed, episode, limit, st, deck, stream, gw, pend,
+                  played, prefix, mask, endrec, obs, ws, wsg, address, cache, row):
+    """Deal the episode of `seed` into one slot (its seats' bots `ebots`, copied to the slot's `bots`), let
+    the core bots play to the first agent's turn, and write its mask and observation; from the episode
+    `limit` on the slot stays idle."""
+    for t in range(N_ACTIONS):
+        mask[t] = 0
+    if episode >= limit:
+        for i in range(GW_SIZE):
+            gw[i] = 0
+        gw[W_IDLE] = 1
+        gw[W_EPISODE] = episode
+        return
+    agents = 0
+    for s in range(bots.shape[0]):
+        bots[s] = ebots[s]
+        if bots[s] < 0:
+            agents += 1
+    start_game(family, mode, rules, seed, st, deck, stream, gw, row)
     gw[W_EPISODE] = episode
+    if agents == 0:         # the host gives every episode an agent's seat
+        gw[W_ERROR] = 1
+        return
     for c in range(52):
         played[c] = 0
-    bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream)
+    bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row)
     if st[S_OVER] == 0 and gw[W_ERROR] == 0:
         prepare_turn(family, rules, st, gw, pend, played, prefix, mask, endrec, obs, ws, address, cache, 1)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def reset_batch(family, searching, rules, bots, seeds, first, states, deck, streams, gws, pends, playeds,
-                prefixes, masks, endrecs, obs, ws, wsg, address, caches):
-    """Every slot g begins the episode first+g dealt from seeds[g]."""
+def reset_batch(family, searching, mode, rules, bots, ebots, seeds, first, limit, states, deck, streams, gws,
+                pends, playeds, prefixes, masks, endrecs, obs, ws, wsg, address, caches, rows):
+    """Every slot g begins the episode first+g dealt from seeds[g] with the bots ebots[g]."""
     for g in range(states.shape[0]):
-        begin_episode(family, searching, rules, bots, seeds[g], first + g, states[g], deck, streams[g:g + 1],
-                      gws[g], pends[g], playeds[g], prefixes[g], masks[g], endrecs[g], obs[g], ws, wsg, address,
-                      caches[g])
+        begin_episode(family, searching, mode, rules, bots[g], ebots[g], seeds[g], first + g, limit, states[g],
+                      deck, streams[g:g + 1], gws[g], pends[g], playeds[g], prefixes[g], masks[g], endrecs[g],
+                      obs[g], ws, wsg, address, caches[g], rows[g])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def step_batch(family, searching, rules, bots, win, tokens, seeds, first, states, deck, streams, gws, pends,
-               playeds, prefixes, masks, endrecs, obs, rewards, done, winners, finished, ws, wsg, row, address,
-               caches):
-    """One token for every game: tokens[g] must be allowed by masks[g] (else nothing changes and -1-g is
-    returned). A game that ends writes its rewards, its winner, its episode (finished[g]) and done[g] = 1, and
-    its slot begins the next episode (the i-th ending this step takes seeds[i], episode first+i). Returns the
-    number of episodes begun."""
+def step_batch(family, searching, mode, rules, bots, ebots, win, tokens, seeds, first, limit, states, deck,
+               streams, gws, pends, playeds, prefixes, masks, endrecs, obs, rewards, done, winners, finished, ws,
+               wsg, rows, out, ready, address, caches):
+    """One token for every game not idle: tokens[g] must be allowed by masks[g] (else nothing changes and
+    -1-g is returned). A game (a Cassino round) that ends writes its statistics row to out[g] and ready[g] = 1
+    (at most one per step: every round asks the agent for a card); an episode that ends writes its rewards,
+    its winner, its episode (finished[g]) and done[g] = 1, and its slot begins the next episode (the i-th
+    ending this step takes seeds[i] and ebots[i], episode first+i). Returns the number of episodes begun."""
     for g in range(states.shape[0]):
         t = tokens[g]
-        if t < 0 or t >= N_ACTIONS or masks[g, t] == 0 or gws[g, W_ERROR]:
+        if gws[g, W_IDLE] == 0 and (t < 0 or t >= N_ACTIONS or masks[g, t] == 0 or gws[g, W_ERROR]):
             return -1 - g
     begun = 0
     for g in range(states.shape[0]):
@@ -643,8 +751,11 @@ def step_batch(family, searching, rules, bots, win, tokens, seeds, first, states
         gw = gws[g]
         t = tokens[g]
         done[g] = 0
+        ready[g] = 0
         for s in range(rewards.shape[1]):
             rewards[g, s] = 0.0
+        if gw[W_IDLE]:
+            continue
         if t != END:
             gw[W_PLEN] += 1
             prefixes[g, gw[W_PLEN] - 1] = t
@@ -654,9 +765,10 @@ def step_batch(family, searching, rules, bots, win, tokens, seeds, first, states
         phase = gw[W_PHASE]
         if phase == PH_LEAD:
             st[S_TO_MOVE] = 0 if prefixes[g, 0] == LEAD_0 else 1
+            rows[g, G_LEADER] = st[S_TO_MOVE]
             gw[W_PHASE] = PH_MOVE
         elif phase == PH_STAY:
-            answer_stay(st, rules, gw, pends[g], prefixes[g, 0] == STAY)
+            answer_stay(st, rules, gw, pends[g], prefixes[g, 0] == STAY, rows[g])
         else:           # the move's record: selected from the cache by key, or kept by the last streamed pass
             if caches[g, 0] >= 0:
                 found = select_record(family, st, rules, st[S_TO_MOVE], ws, caches[g], prefixes[g], gw[W_PLEN],
@@ -668,20 +780,29 @@ def step_batch(family, searching, rules, bots, win, tokens, seeds, first, states
                 continue
             for j in range(REC_SIZE):
                 pends[g, j] = endrecs[g, j]
-            play_record(st, rules, st[S_TO_MOVE], pends[g], gw, playeds[g])
+            play_record(st, rules, st[S_TO_MOVE], pends[g], gw, playeds[g], rows[g])
         gw[W_PLEN] = 0
-        bots_play(family, searching, rules, bots, st, gw, pends[g], playeds[g], wsg, streams[g:g + 1])
-        if gw[W_ERROR]:
-            continue
-        if st[S_OVER]:
-            winners[g] = finish(st, rules, win, row, rewards[g])
-            finished[g] = gw[W_EPISODE]
-            done[g] = 1
-            begin_episode(family, searching, rules, bots, seeds[begun], first + begun, st, deck,
-                          streams[g:g + 1], gw, pends[g], playeds[g], prefixes[g], masks[g], endrecs[g], obs[g],
-                          ws, wsg, address, caches[g])
-            begun += 1
-        else:
-            prepare_turn(family, rules, st, gw, pends[g], playeds[g], prefixes[g], masks[g], endrecs[g], obs[g],
-                         ws, address, caches[g], 1)
+        while True:
+            bots_play(family, searching, rules, bots[g], st, gw, pends[g], playeds[g], wsg, streams[g:g + 1],
+                      rows[g])
+            if gw[W_ERROR]:
+                break
+            if st[S_OVER] == 0:
+                prepare_turn(family, rules, st, gw, pends[g], playeds[g], prefixes[g], masks[g], endrecs[g],
+                             obs[g], ws, address, caches[g], 1)
+                break
+            if ready[g]:        # a second round over in one step: no agent played in it (never)
+                gw[W_ERROR] = 1
+                break
+            ready[g] = 1
+            if close_round(family, mode, win, rules, st, gw, rows[g], out[g], rewards[g], deck,
+                           streams[g:g + 1], playeds[g]):
+                winners[g] = gw[W_MOVER]
+                finished[g] = gw[W_EPISODE]
+                done[g] = 1
+                begin_episode(family, searching, mode, rules, bots[g], ebots[begun], seeds[begun],
+                              first + begun, limit, st, deck, streams[g:g + 1], gw, pends[g], playeds[g],
+                              prefixes[g], masks[g], endrecs[g], obs[g], ws, wsg, address, caches[g], rows[g])
+                begun += 1
+                break
     return begun

@@ -21,6 +21,9 @@ BOTS = {
                "policy-bot playouts; leader and Stay searched too", dict(SEARCH_DEFAULTS["ismcts"])),
     "file": ("a user bot: file:PATH (or --bot-file PATH, then its name), a function score(view, move) in Python "
              "or numba.njit (khasino_sim/userbots.py: its view and move fields per family)", {}),
+    "policy": ("a trained policy: policy:PATH, a LinearPolicy .npz file (scripts/train_policy.py) entering its most "
+               "likely token at each step of the action space; plays in the batched environment (docs/AGENTS.md), "
+               "Khasino and Cassino formats, for the format it was trained for", {}),
 }
 ALIASES = {}        # a bot file's name (its stem) -> its spec file:PATH, from --bot-file
 SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
@@ -44,6 +47,7 @@ PARAM_HELP = {
     "policy": "the playout bot for every seat: random, greedy or heuristic",
 }
 _ROWS = {}          # canonical spec -> row of the bot table
+POLICY_PREFIX = "policy:"
 
 
 class BotSpecError(ValueError):
@@ -60,12 +64,14 @@ def parse(spec):
         if not path:
             raise BotSpecError("a user bot is file:PATH, the path of a file defining score(view, move)")
         return "file", {"path": resolve(path)}
+    if text == "policy" or text.startswith(POLICY_PREFIX):
+        path = text[len(POLICY_PREFIX):].strip()
+        if not path:
+            raise BotSpecError("a trained policy is policy:PATH, the path of its .npz file (docs/AGENTS.md)")
+        return "policy", {"path": os.path.abspath(os.path.expanduser(path))}
     name, sep, rest = text.partition(":")
     name = name.strip()
     if name not in BOTS:
-        if name == "policy":            # docs/AGENTS.md: a trained policy is played in Python, by `match` alone
-            raise BotSpecError("a trained policy (policy:PATH) plays in `khasino match` only, so far "
-                               "(docs/AGENTS.md, \"A trained policy\")")
         raise BotSpecError(f"unknown bot {name!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
     params = dict(BOTS[name][1])
     if sep:
@@ -96,8 +102,8 @@ def parse(spec):
 def canonical(spec):
     """The spec written canonically: the name, then the parameters that differ from the defaults, sorted."""
     name, params = parse(spec)
-    if name == "file":
-        return "file:" + params["path"]
+    if name in ("file", "policy"):
+        return name + ":" + params["path"]
     changed = {k: (POLICIES[v] if k == "policy" else v) for k, v in sorted(params.items())
                if v != BOTS[name][1][k]}
     return name + (":" + ",".join(f"{k}={v}" for k, v in changed.items()) if changed else "")
@@ -115,16 +121,29 @@ def display_names(specs):
     (`my_bot`, not `file:/home/me/bots/my_bot.py`), every other spec canonically. Where two bot files share a
     stem, or a stem is a built-in bot's name, those keep their full spec so no two bots of a run read alike."""
     canon = [_canonical_or_same(s) for s in specs]
-    short = [os.path.splitext(os.path.basename(c[len("file:"):]))[0] if c.startswith("file:") else c for c in canon]
+    short = [os.path.splitext(os.path.basename(c.partition(":")[2]))[0] if is_file_or_policy(c) else c for c in canon]
     clash = {n for n in short if short.count(n) > 1 or (n in BOTS and n not in canon)}
     return [c if n in clash else n for c, n in zip(canon, short)]
 
 
+def is_policy(spec):
+    """Whether a bot spec names a trained policy (policy:PATH): an agent of the batched environment, not a
+    compiled bot (no `code`)."""
+    return str(spec).strip().startswith(POLICY_PREFIX)
+
+
+def is_file_or_policy(spec):
+    return str(spec).startswith(("file:", POLICY_PREFIX))
+
+
 def code(spec):
     """The compiled bot code of a spec: its BOT_* id without parameters changed (not a search bot's), else its
-    row of the bot table (registered on first use)."""
+    row of the bot table (registered on first use). A trained policy has none (BotSpecError)."""
     canon = canonical(spec)
     name, params = parse(canon)
+    if name == "policy":
+        raise BotSpecError(f"{spec}: a trained policy plays in `khasino simulate`, `tournament` and `match` (the "
+                           "batched environment, docs/AGENTS.md), not as a compiled bot here")
     if ":" not in canon and name not in SEARCH_BOTS:
         return L.BOT_NAMES.index(name)
     if canon not in _ROWS:
@@ -158,12 +177,25 @@ def add_bot_file(path):
     return name
 
 
-def check_playable(names, family):
-    """One line if a user bot's file does not load (loaded here, before any worker starts). Every family has
-    a view (khasino_sim/userbots.py, VIEWS)."""
-    files = [n for n in names if parse(n)[0] == "file"]
-    for n in files:
-        code(n)
+def check_playable(names, family, format_name=None):
+    """One line if a user bot's file does not load (loaded here, before any worker starts; every family has
+    a view, khasino_sim/userbots.py, VIEWS), or a trained policy cannot play: a Kasino format (the batched
+    environment plays the one-deck families), a file that is not a policy, or one trained for another format
+    than `format_name` (when given)."""
+    for n in names:
+        name = parse(n)[0]
+        if name == "file":
+            code(n)
+        elif name == "policy":
+            if family not in ("khasino", "cassino"):
+                raise BotSpecError(f"{n}: a trained policy plays the Khasino and Cassino formats (the batched "
+                                   f"environment's), not {family}'s")
+            if format_name is not None:
+                from .agents.policy import load_policy
+                try:
+                    load_policy(canonical(n), format_name)
+                except ValueError as e:
+                    raise BotSpecError(str(e)) from None
 
 
 def split_list(text):

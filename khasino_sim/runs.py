@@ -67,8 +67,14 @@ class RunSpec:
 
     def bot_ids(self):
         """The compiled bot code of each of bot_names() (a bot with parameters: its row of the bot table)."""
+        from .bots import is_policy
         from .engine import bot_id
-        return np.array([bot_id(n) for n in self.bot_names()], dtype=np.int64)
+        return np.array([-1 if is_policy(n) else bot_id(n) for n in self.bot_names()], dtype=np.int64)
+
+    def policies(self):
+        """True where a seat is a trained policy's (policy:PATH): the run plays in the batched environment."""
+        from .bots import is_policy
+        return any(is_policy(b) for b in self.bots)
 
     def bot_codes(self, start, count):
         """(count, seats) indices into bot_names(): seat s of game i plays bots[(s + i) % seats] when
@@ -150,7 +156,7 @@ def validate(spec):
         except bot_specs.BotSpecError as e:
             raise SimulationError(str(e))
     try:
-        bot_specs.check_playable(spec.bots, fmt.family)
+        bot_specs.check_playable(spec.bots, fmt.family, fmt.name)
     except bot_specs.BotSpecError as e:
         raise SimulationError(str(e))
     if len(spec.bots) != fmt.seats:
@@ -160,6 +166,9 @@ def validate(spec):
         raise SimulationError(f"{fmt.name} has {fmt.seats} seats: give {fmt.seats} bots, not {len(spec.bots)}")
     if isinstance(spec.series, bool) or not isinstance(spec.series, int) or spec.series < 1:
         raise SimulationError(f"a series holds at least 1 match, not {spec.series}")
+    if spec.series > 1 and spec.policies():
+        raise SimulationError("--series plays a trained policy's games one at a time, which its batched "
+                              "environment does not: a policy plays runs without --series")
     if spec.series > 1 and not fmt.series:
         with_series = ", ".join(sorted(n for n, f in FORMATS.items() if f.series))
         raise SimulationError(f"{fmt.name} has no series of matches (P10); --series works with {with_series}")
@@ -224,7 +233,12 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
             n = min(count - lo, chunk)
             codes = spec.bot_codes(start + lo, n)
             seeds = seeds_for(spec.seed, start + lo, n)
-            if backend == "cuda":
+            if spec.policies():         # a trained policy: the batched environment (khasino_sim/agents/games.py)
+                from .agents.games import play_rows
+                with userbots.watching(fmt.family):
+                    rows = play_rows(fmt, seeds, np.array(spec.bot_names(), dtype=object)[codes],
+                                     single=spec.rounds == 1, ws=_LOCAL.ws)
+            elif backend == "cuda":
                 from . import gpu
                 if matches:
                     rows = gpu.play_matches(rules, seeds, bot_ids[codes], single=spec.rounds == 1,
@@ -266,6 +280,8 @@ def check_backend(backend, bots=(), dask=None):
     from . import bots as bot_specs
     if any(bot_specs.parse(b)[0] == "file" for b in bots):
         raise SimulationError("--backend cuda plays the built-in bots; a --bot-file bot runs with --backend cpu")
+    if any(bot_specs.parse(b)[0] == "policy" for b in bots):
+        raise SimulationError("--backend cuda plays the built-in bots; a trained policy runs with --backend cpu")
     from . import gpu
     try:
         gpu.require()
@@ -296,7 +312,12 @@ def warm_up(spec):
     fmt = spec.fmt()
     codes = spec.bot_codes(0, 1)
     ids = spec.bot_ids()[codes]                             # the run's own bots: the
-    if spec.matches():                                      # kernels compiled are those the run calls
+    if spec.policies():                                     # kernels compiled are those the run calls
+        from .agents.games import play_rows
+        rows = play_rows(fmt, np.zeros(1, dtype=np.uint64), np.array(spec.bot_names(), dtype=object)[codes],
+                         single=spec.rounds == 1)
+        tables = storage.match_tables if spec.matches() else storage.shard_tables
+    elif spec.matches():
         rows = play_matches(fmt.rules_array(), np.zeros(1, dtype=np.uint64), ids, single=spec.rounds == 1)
         tables = storage.match_tables
     else:

@@ -192,10 +192,12 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
             _warm_up(fmt, bots, plan, seed, options, log)
         log(f"{len(plan)} seat assignments x {int(games):,} deals = {len(plan) * int(games):,} games")
         progress = _Progress(log, len(plan) * int(games), progress_every)
+    from .bots import display_names
+    shown = display_names(bots)
     for i, a in enumerate(plan):
         names = [bots[j] for j in a]
         if progress:
-            progress.where = f"assignment {i + 1}/{len(plan)} ({', '.join(names)})"
+            progress.where = f"assignment {i + 1}/{len(plan)} ({', '.join(shown[j] for j in a)})"
         try:
             simulate(fmt.name, games, names, seed, out / f"assignment-{i:04d}", workers=workers, rotate=False,
                      options=options, resume=resume or force, force=force, quiet=True, backend=backend,

@@ -209,8 +209,9 @@ def test_bad_rewards_are_refused():
 
 def test_a_trained_policy_plays_a_match(tmp_path):
     """A policy file (LinearPolicy, .npz) is a bot of `khasino match` (docs/AGENTS.md, "A trained policy"):
-    the duplicate deals are the simulate seeds, played in the batched environment; two policies (no bot's draw
-    between them) play there the games the Python step functions play."""
+    the duplicate deals are the simulate seeds, played in the batched environment; there they are the games the
+    Python step functions play (khasino_sim/agents/policy.py, play_deal: the bots' draws from the game's bot
+    stream)."""
     from click.testing import CliRunner
     from khasino_sim.agents.policy import LinearPolicy, play_deal
     from khasino_sim.cli import main
@@ -225,22 +226,22 @@ def test_a_trained_policy_plays_a_match(tmp_path):
     assert play_deal("khasino", None, [spec, "greedy"], 12345) == play_deal("khasino", None, [spec, "greedy"], 12345)
     scores, _ = play_deal("khasino", None, [spec, "greedy"], 12345)
     assert sum(scores) == 11                                    # K13
-    from khasino_sim.duplicate import _policy_deals
+    from khasino_sim.duplicate import play_deals
     from khasino_sim.formats import get_format
     from khasino_sim.kernels.core.seeding import seeds_for
     other = tmp_path / "q.npz"
     LinearPolicy(rng.normal(size=(actions.N_ACTIONS, OBS_SIZE)).astype(np.float32), fmt="khasino").save(other)
     pair = [spec, f"policy:{other}"]
-    batched, winners = _policy_deals(get_format("khasino"), pair, 7, 0, 12, batch=5)
-    for i, seed in enumerate(seeds_for(7, 0, 12)):
-        assert play_deal("khasino", None, pair, int(seed)) == (list(batched[i]), winners[i])
-    vs_bot, _ = _policy_deals(get_format("khasino"), [spec, "random"], 7, 0, 40)
+    for two in (pair, [spec, "random"]):
+        batched, winners = play_deals(get_format("khasino"), two, 7, 0, 12)
+        for i, seed in enumerate(seeds_for(7, 0, 12)):
+            assert play_deal("khasino", None, two, int(seed)) == (list(batched[i]), winners[i])
+    vs_bot, _ = play_deals(get_format("khasino"), [spec, "random"], 7, 0, 40)
     assert (vs_bot.sum(axis=1) == 11).all()
-    bad = [(["match", spec, "random", "--format", "cassino"], "plays single games"),
+    bad = [(["match", spec, "random", "--format", "cassino"], "trained for khasino, not cassino"),
+           (["match", spec, "random", "--format", "kasino-2p"], "Khasino and Cassino formats"),
            (["match", "policy:/nonexistent.npz", "random"], "not a policy file"),
-           (["match", spec, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p"),
-           (["tournament", "--bots", f"{spec},random", "--games", "4", "--out", str(tmp_path / "t")],
-            "plays in `khasino match` only")]
+           (["match", spec, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p")]
     for args, message in bad:
         r = CliRunner().invoke(main, args)
         assert r.exit_code == 2 and message in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr

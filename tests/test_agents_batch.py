@@ -108,23 +108,6 @@ def test_a_run_is_a_function_of_its_seed_and_tokens():
     assert run() == run()
 
 
-@pytest.mark.parametrize("fmt", ["khasino", "khasino-4p", "khasino-3p-stock"])
-def test_core_bots_play_their_seats_as_the_game_loop_plays_them(fmt):
-    """Every seat a bot (set past the constructor, which wants an agent): each slot plays its whole game inside
-    `reset_batch` as `play_game` plays it (the same bot streams and decisions), so the final scores are the
-    core's for the same game seeds."""
-    from khasino_sim.families import family_of
-    f = engine._format(fmt)
-    env = BatchEnv(fmt, n=6, bots=[None] + ["random"] * (f.seats - 1))
-    env.bot_codes[:] = env.bot_codes[1]
-    env.reset(seed=4)
-    rows = family_of(f).play_games(f, seeds_for(4, 0, 6), np.full((6, f.seats), env.bot_codes[1]), False, 1)
-    for g in range(6):
-        assert env.states[g, L.S_OVER] == 1
-        scores = engine.scores(env.state_json(g))
-        assert [s["score"] for s in scores] == [rows[g, L.G_SEAT0 + s * L.SEAT_FIELDS] for s in range(f.seats)]
-
-
 def test_a_seat_sees_no_hidden_card():
     """Shuffling the cards the seat to move cannot see (the other hands, the stock) leaves its observation
     unchanged; its own hand changes it."""

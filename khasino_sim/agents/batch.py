@@ -20,6 +20,7 @@ from .observation import OBS_SIZE
 
 TABLE_ROWS = 1 << 16        # key-table slots (a pass holds at most half as many keys; more: slices)
 CACHE_WORDS = 2048          # a game's cache of its position's least sequences (where they fit)
+EPISODES = ("game", "match", "single")      # kernels/batch_env.py EP_GAME, EP_MATCH, EP_SINGLE
 
 
 class BatchEnv:
@@ -34,10 +35,19 @@ class BatchEnv:
     next episode in its slot at once (its first observation is returned).
 
     `deals`: game seeds for episodes 0, 1, ... (later episodes, and all without it, are dealt from the game
-    seed of their index under `seed`)."""
+    seed of their index under `seed`); `deal_bots`: per episode of `deals`, its seats' bots as `bots` gives
+    them (later episodes: `bots`). `limit`: the episodes begun stop there (a slot whose next episode would be
+    `limit` or later stays idle: its mask is empty, its token ignored, `active` False).
+
+    `episode` (Cassino formats): "game" (one round dealt from the episode's seed, as engine.new_game deals it),
+    "match" (a whole match to its target, C7, its rounds dealt as `simulate` deals them; the returns are match
+    totals) or "single" (a match of one round, as `simulate --rounds 1`). After each step, where `ready` is
+    True a game (a Cassino round) ended and `rows` holds its statistics row, as the game loop writes it
+    (kernels/core/layout.py, G_*; G_MATCH: its episode)."""
 
     def __init__(self, format="khasino", n=64, reward="points", options=None, seed=0, bots=None,
-                 table_rows=TABLE_ROWS, cache_words=CACHE_WORDS, deals=None):
+                 table_rows=TABLE_ROWS, cache_words=CACHE_WORDS, deals=None, deal_bots=None, limit=None,
+                 episode="game"):
         from .. import engine
         from ..bots import code
         from ..kernels.core.heuristic import searches
@@ -49,17 +59,32 @@ class BatchEnv:
                              f"(its formats play in agents.env, one game at a time)")
         if int(n) < 1 or table_rows < 2 or table_rows & (table_rows - 1) or cache_words < 0:
             raise ValueError("n must be positive, table_rows a power of two (at least 2), cache_words >= 0")
+        if episode not in EPISODES or (episode != "game" and fmt.family != "cassino"):
+            raise ValueError(f"episode is 'game', or 'match' or 'single' in a Cassino format, not {episode!r}")
         bots = [None] * fmt.seats if bots is None else list(bots)
-        if len(bots) != fmt.seats:
-            raise ValueError(f"bots names {fmt.seats} seats (None for an agent's), not {len(bots)}")
-        if all(b is not None for b in bots):
-            raise ValueError("at least one seat must be an agent's (None in bots)")
+        codes = {None: -1}
+
+        def row_codes(row, what):
+            row = list(row)
+            if len(row) != fmt.seats:
+                raise ValueError(f"{what} names {fmt.seats} seats (None for an agent's), not {len(row)}")
+            if all(b is not None for b in row):
+                raise ValueError(f"at least one seat of {what} must be an agent's (None)")
+            for b in row:
+                if b not in codes:
+                    codes[b] = code(b)
+            return [codes[b] for b in row]
+
         self.fmt, self.n, self.seats = fmt, int(n), fmt.seats
         self.win = reward == "win"
+        self.mode = np.int64(EPISODES.index(episode))
         self.rules = fmt.rules_array()
         self.family = int(self.rules[L.R_FAMILY])
-        self.bot_codes = np.array([-1 if b is None else code(b) for b in bots], dtype=np.int64)
-        self.searching = searches([c for c in self.bot_codes if c >= 0] or [0])
+        self.bot_codes = np.array(row_codes(bots, "bots"), dtype=np.int64)
+        self.deal_bots = None if deal_bots is None else np.array(
+            [row_codes(r, f"deal_bots[{i}]") for i, r in enumerate(deal_bots)], dtype=np.int64).reshape(-1, fmt.seats)
+        self.limit = np.int64(2**62 if limit is None else limit)
+        self.searching = searches([c for c in codes.values() if c >= 0] or [0])
         self.root = int(seed)
         n = self.n
         self.states = np.zeros((n, L.STATE_SIZE), dtype=np.int64)
@@ -77,7 +102,10 @@ class BatchEnv:
         self.finished = np.zeros(n, dtype=np.int64)
         self.deals = None if deals is None else np.ascontiguousarray(deals, dtype=np.uint64)
         self._deck = np.zeros(104, dtype=np.int64)
-        self._row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+        self.slot_bots = np.zeros((n, fmt.seats), dtype=np.int64)
+        self.game_rows = np.zeros((n, L.STATS_SIZE), dtype=np.int64)      # each game's row as it is played
+        self.rows = np.zeros((n, L.STATS_SIZE), dtype=np.int64)
+        self.ready = np.zeros(n, dtype=np.int8)
         from khasino_sim.kernels.core.heuristic import install_bot_table
         self._ws = install_bot_table(np.zeros(L.WS_SIZE + K.area_size(table_rows, cache_words), dtype=np.int64))
         self._ws[L.WS_SIZE + K.A_TROWS] = table_rows
@@ -100,13 +128,19 @@ class BatchEnv:
         return f(self.family, self.searching, *args)
 
     def _next_seeds(self):
+        """The seeds and bots of the next n episodes."""
         if self._seeds_at != self.episodes:
-            self._seeds = seeds_for(self.root, self.episodes, self.n)
-            if self.deals is not None and self.episodes < len(self.deals):
-                given = self.deals[self.episodes: self.episodes + self.n]
+            e = self.episodes
+            self._seeds = seeds_for(self.root, e, self.n)
+            if self.deals is not None and e < len(self.deals):
+                given = self.deals[e: e + self.n]
                 self._seeds[: len(given)] = given
-            self._seeds_at = self.episodes
-        return self._seeds
+            self._ebots = np.repeat(self.bot_codes[None, :], self.n, axis=0)
+            if self.deal_bots is not None and e < len(self.deal_bots):
+                given = self.deal_bots[e: e + self.n]
+                self._ebots[: len(given)] = given
+            self._seeds_at = e
+        return self._seeds, self._ebots
 
     def _check(self):
         bad = np.flatnonzero(self.gws[:, K.W_ERROR])
@@ -122,10 +156,12 @@ class BatchEnv:
             self.root = int(seed)
         self.episodes = 0
         self._seeds_at = -1
-        seeds = self._next_seeds()
-        self._call("reset_batch", self.rules, self.bot_codes, seeds, np.int64(0), self.states, self._deck,
-                   self.streams, self.gws, self.pends, self.playeds, self.prefixes, self.masks, self.endrecs,
-                   self.obs, self._ws, self._wsg, self._address, self.caches)
+        seeds, ebots = self._next_seeds()
+        self.ready[:] = 0
+        self._call("reset_batch", self.mode, self.rules, self.slot_bots, ebots, seeds, np.int64(0), self.limit,
+                   self.states, self._deck, self.streams, self.gws, self.pends, self.playeds, self.prefixes,
+                   self.masks, self.endrecs, self.obs, self._ws, self._wsg, self._address, self.caches,
+                   self.game_rows)
         self.episodes = self.n
         self._check()
         return self.obs.copy(), self.masks.copy()
@@ -136,11 +172,12 @@ class BatchEnv:
         tokens = np.ascontiguousarray(tokens, dtype=np.int64)
         if tokens.shape != (self.n,):
             raise ValueError(f"step takes one token per game: shape ({self.n},), not {tokens.shape}")
-        seeds = self._next_seeds()
+        seeds, ebots = self._next_seeds()
         begun = self._call(
-            "step_batch", self.rules, self.bot_codes, self.win, tokens, seeds, np.int64(self.episodes), self.states,
-            self._deck, self.streams, self.gws, self.pends, self.playeds, self.prefixes, self.masks, self.endrecs, self.obs, self.rewards, self.done, self.winners,
-            self.finished, self._ws, self._wsg, self._row, self._address, self.caches)
+            "step_batch", self.mode, self.rules, self.slot_bots, ebots, self.win, tokens, seeds,
+            np.int64(self.episodes), self.limit, self.states, self._deck, self.streams, self.gws, self.pends,
+            self.playeds, self.prefixes, self.masks, self.endrecs, self.obs, self.rewards, self.done, self.winners,
+            self.finished, self._ws, self._wsg, self.game_rows, self.rows, self.ready, self._address, self.caches)
         if begun < 0:
             g = -1 - begun
             t = int(tokens[g])
@@ -149,6 +186,16 @@ class BatchEnv:
         self.episodes += begun
         self._check()
         return self.obs.copy(), self.masks.copy(), self.rewards.copy(), self.done.astype(bool)
+
+    @property
+    def active(self):
+        """Whether each slot holds an episode (False: idle, past `limit`)."""
+        return self.gws[:, K.W_IDLE] == 0
+
+    @property
+    def episode_of(self):
+        """The episode each slot plays."""
+        return self.gws[:, K.W_EPISODE].copy()
 
     @property
     def to_move(self):

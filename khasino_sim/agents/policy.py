@@ -76,21 +76,23 @@ def load_policy(spec, fmt_name):
 def play_deal(fmt_name, options, seat_bots, game_seed):
     """One game of a Khasino-family format from `game_seed` (rule `options`) with a bot spec per seat, policies
     among them, in Python: a policy enters its moves token by token (its most likely token), a built-in bot or
-    bot file decides through engine.bot_move (its draw seeded from the game seed and the move number).
+    bot file decides through engine.bot_move, its one draw taken from the game's bot stream as in the game loop
+    (so the game is the batched environment's, and the game loop's where no seat is a policy).
     Returns (score per seat, winner: the seat or team, -1 on a tie)."""
     from .. import engine
+    from ..kernels.core.rng import GOLDEN, bot_stream_seed
     from . import steps
     from .observation import observe
     pos = steps.begin(engine.new_game(fmt_name, game_seed, options=options))
-    n = 0
+    stream = int(bot_stream_seed(np.uint64(game_seed)))
     while not pos.over:
         seat, spec = pos.seat, seat_bots[pos.seat]
         if is_policy(spec):
             pol = load_policy(spec, fmt_name)
             pos = steps.step(pos, pol.act(observe(pos.state, seat, pos.played, pos.prefix), pos.mask()))
             continue
-        key = engine.bot_move(pos.state, spec, (int(game_seed) * 1_000_003 + n) % (1 << 64)).key
-        n += 1
+        key = engine.bot_move(pos.state, spec, stream).key
+        stream = (stream + int(GOLDEN)) % (1 << 64)
         for t in next(q for q, k in pos.sequences.items() if k == key):
             pos = steps.step(pos, t)
     return [s["score"] for s in engine.scores(pos.state)], engine.winner(pos.state)

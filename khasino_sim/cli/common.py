@@ -17,8 +17,8 @@ class InputError(click.ClickException):
 
 
 def _label(name):
-    """A bot's name in a default output folder: a user bot's file stem."""
-    return os.path.splitext(os.path.basename(name))[0] if name.startswith("file:") else name
+    """A bot's name in a default output folder: a user bot's (a trained policy's) file stem."""
+    return os.path.splitext(os.path.basename(name))[0] if name.startswith(("file:", "policy:")) else name
 
 
 def _load_state(path):
@@ -149,13 +149,23 @@ def _bot_list(text, what="--bots"):
         raise InputError(f"{what}: {e}")
 
 
-def _check_playable(names, family):
-    """One line, before anything runs, if a bot cannot play this family (a bot file that does not load)."""
+def _check_playable(names, family, format_name=None):
+    """One line, before anything runs, if a bot cannot play this family (a bot file that does not load; a
+    trained policy in a Kasino format, or one trained for another format than `format_name`)."""
     from ..bots import check_playable, BotSpecError
     try:
-        check_playable(names, family)
+        check_playable(names, family, format_name)
     except BotSpecError as e:
         raise InputError(str(e))
+
+
+def _no_policy_records(names):
+    """--record replays games through the core's bots (khasino_sim/records.py): one line if a trained policy
+    plays."""
+    from ..bots import is_policy
+    if any(is_policy(b) for b in names):
+        raise InputError("--record replays games with the compiled bots; a trained policy's games are not "
+                         "recorded (leave out --record)")
 
 
 def _bots(spec, fmt):
@@ -174,7 +184,7 @@ def _bots(spec, fmt):
     if len(names) != seats:
         per_team = f", {fmt.n_teams} (one per team)" if fmt.teams else ""
         raise InputError(f"give one bot{per_team}, or {seats} (one per seat), not {len(names)}")
-    _check_playable(names, fmt.family)
+    _check_playable(names, fmt.family, fmt.name)
     return names
 
 

@@ -2,8 +2,8 @@
 crosstable and ratings) and `khasino match` (two bots until a sequential test decides)."""
 import click
 
-from .common import (InputError, _bot_list, _check_backend, _check_playable, _format, _settings, bots_tag,
-                     default_out, output_folders, reading, to_stderr)
+from .common import (InputError, _bot_list, _check_backend, _check_playable, _format, _no_policy_records,
+                     _settings, bots_tag, default_out, output_folders, reading, to_stderr)
 from .shared_options import (backend_option, bot_file_option, bots_option, format_option, games_option,
                              out_option, report_option, resume_force_options, seed_option, set_option,
                              workers_option)
@@ -34,6 +34,8 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
     fmt = _format(fmt_name)
     names = _bot_list(bots)
     _check_backend(backend, names)
+    if record_n is not None or record_games is not None or record_where is not None:
+        _no_policy_records(names)
     if out is None:
         out = default_out("tournament", fmt.name, bots_tag(names), seed, games)
     output_folders(out, report_dir)
@@ -77,22 +79,13 @@ def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings, r
     from ..engine import bot_id
     from ..sprt import SPRT, parse_sprt
     from ..tournament import announce_compile
-    from ..agents.policy import is_policy
+    from ..bots import is_policy
     fmt = _format(fmt_name)
-    policies = [b for b in (bot_a, bot_b) if is_policy(b)]
     engine_bots = [b for b in (bot_a, bot_b) if not is_policy(b)]
-    if policies:                # a trained policy (docs/AGENTS.md): played in Python, Khasino-family games
-        from ..agents.policy import load_policy
-        if fmt.family != "khasino":
-            raise InputError(f"{policies[0]}: a policy plays single games (the Khasino family), not {fmt.name}'s "
-                             "matches")
-        try:
-            for p in policies:
-                load_policy(p, fmt.name)
-        except ValueError as e:
-            raise InputError(str(e)) from None
     _bot_list(",".join(engine_bots) or "random", "the bots")
-    _check_playable(engine_bots, fmt.family)
+    _check_playable([bot_a, bot_b], fmt.family, fmt.name)   # a policy: Khasino and Cassino formats, its own
+    if record_n is not None or record_games is not None:
+        _no_policy_records([bot_a, bot_b])
     record = match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, seed, max_pairs)
     try:
         test = SPRT(**parse_sprt(sprt_text))

@@ -5,8 +5,8 @@ import threading
 
 import click
 
-from .common import (InputError, _bot_list, _check_backend, _format, _settings, bots_tag, command_line,
-                     default_out, interrupted, os_problem, output_folders, reading)
+from .common import (InputError, _bot_list, _check_backend, _format, _no_policy_records, _settings, bots_tag,
+                     command_line, default_out, interrupted, os_problem, output_folders, reading)
 from .shared_options import (backend_option, bot_file_option, bots_option, dask_option, format_option,
                              games_option, out_option, quiet_option, resume_force_options, seed_option,
                              set_option, shard_size_option, workers_option)
@@ -55,6 +55,8 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
     except SimulationError as e:
         raise InputError(str(e))
     _check_backend(backend, names, dask)
+    if record_n is not None or record_games is not None or record_where is not None:
+        _no_policy_records(names)
     choice = record_choice(record_n, record_games, record_where, spec)
     output_folders(out)
     from ..storage import read_manifest, RunFolderError
