@@ -8,7 +8,7 @@ the environment's agent steps/s (the issue's measure: a token per step); `dec/mo
 is several tokens, each with its own mask and observation). `vs bot`: one agent seat, the others the core's
 random bot played inside the step.
 
-Run: python bench/bench_agents.py [--formats khasino,khasino-4p,cassino] [--n 64] [--seconds 5]
+Run: python bench/bench_agents.py [--formats khasino,khasino-4p,cassino,kasino-2p] [--n 64] [--seconds 5]
 """
 import argparse
 import time
@@ -77,7 +77,7 @@ def python_rate(fmt, seconds, seed=0):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--formats", default="khasino,khasino-4p,cassino")
+    ap.add_argument("--formats", default="khasino,khasino-4p,cassino,kasino-2p")
     ap.add_argument("--n", type=int, default=64, help="games stepped together")
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--core-games", type=int, default=20000)

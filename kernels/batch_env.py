@@ -19,26 +19,34 @@ Stay; the prefix length; the mover whose capture waits on a Stay; whether the pr
 prefix, the cards played so far (public history), the bot stream, the pending capture and the record a whole
 prefix names (played on END)."""
 import numpy as np
-from numba import carray, cfunc, njit, types
+from numba import carray, cfunc, literally, njit, types
+from numba.extending import overload
 
 from .core.bits import lowbit_index, popcount
 from .core.deal import shuffle_deck
 from .core.layout import (
-    CARD_BITS, C_FOUND, C_HW, C_OVERFLOW, C_TKEY, DECIDE_LEAD, DECIDE_STAY, FAMILY_CASSINO, FAMILY_KHASINO,
+    CARD_BITS, C_FOUND, C_HW, C_OVERFLOW, C_TKEY, DECIDE_LEAD, DECIDE_STAY, FAMILY_CASSINO, FAMILY_KASINO,
+    FAMILY_KHASINO,
     G_AHEAD1, G_DEALER, G_LAST_CAP, G_LEADER, G_LEADER2, G_MATCH, G_MATCH_WINNER, G_ROUND, G_SEAT0, G_SEED,
     G_TURNS, G_WINNER, KIND_BUILD, KIND_CAPTURE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, MAX_MOVE_GROUPS, MAX_PILE,
-    MAX_VALUE, M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_PILE_USED, M_TARGET,
-    M_VALUE, REC_SIZE, R_DECK, R_FAMILY, R_LEAD_CHOICE, R_SEATS, R_TEAM, R_TEAMS, SEAT_BUILDS,
+    MAX_VALUE, M_CARD, M_FCOUNT, M_FGROUPS, M_GCOUNT, M_GROUPS, M_KEY, M_KIND, M_OWNER, M_PILE_USED, M_TABBE,
+    M_TAKEN_HI, M_TAKEN_LO, M_TARGET, M_VALUE, REC_SIZE, R_DECK, R_FAMILY, R_LEAD_CHOICE, R_MATCH_ROUNDS, R_SEATS,
+    R_TEAM, R_TEAMS, SEAT_BUILDS,
     SEAT_BUILDS_CAPTURED, SEAT_CAPTURES, SEAT_CHANGES, SEAT_FIELDS, SEAT_FOLLOWUPS, SEAT_LOADS,
-    SEAT_MATCH_TOTAL, SEAT_PILE_TAKEN, SEAT_SCORE, SEAT_STAYS, SEAT_STAY_OFFERS, SEAT_TRAILS, SINK_SELECT,
+    SEAT_MATCH_TOTAL, SEAT_PILE_TAKEN, SEAT_SCORE, SEAT_STAYS, SEAT_STAY_OFFERS, SEAT_TABBES, SEAT_TEAM_SCORE,
+    SEAT_TRAILS, SINK_SELECT,
     SINK_USER, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL, S_DEALER, S_HANDS, S_LAST_CAP, S_LOOSE, S_OVER, S_PILE,
-    S_PLEN, S_PROMISED, S_ROUND, S_SCORES, S_STOCK_LEN, S_STOCK_POS, S_TO_MOVE, VALUE_SHIFT, WS_BEST, WS_OBS,
-    WS_SIZE,
+    S_LOOSE_HI, S_PLEN, S_PROMISED, S_ROUND, S_ROUNDS, S_SCORES, S_STOCK_LEN, S_STOCK_POS, S_TABBE, S_TO_MOVE,
+    VALUE_SHIFT, WS_BEST, WS_OBS, WS_SIZE,
 )
 from .cassino.game import count_round, start_round
 from .core.rng import bot_stream_seed, round_seed
+from .core.specialise import JIT_OPTIONS, literal_value
 from .khasino.search import NO_DECISION, decide
 from .khasino.state import advance, apply_move, apply_stay, init_state, score, stay_partner
+from .kasino.game import kasino_list_window, match_winner as kasino_match_winner
+from .kasino.search import decide_kasino
+from .kasino.state import advance_kasino, apply_kasino, init_round, score_kasino
 from .movegen import list_moves
 from .core.tokens import (  # the action space's tokens (docs/AGENTS.md)
     BUILD, CAPTURE, CHANGE, DECLINE, END, FOLLOW, GROUP_END, LEAD_0, LEAD_1, LOAD, MAX_SEQ, N_ACTIONS, REBUILD,
@@ -123,13 +131,30 @@ def put_group(out, n, g):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def record_tokens(rec, at, mover, out, gs):
+def record_tokens(rec, at, mover, out, gs, kasino):
     """The token sequence of the move record rec[at:at+REC_SIZE] of seat `mover` into out; returns its length
     (actions.record_sequence, compiled: the card, the kind, the captured build, the groups in group order, the
-    K9 follow-ups by build value, END)."""
+    K9 follow-ups by build value, END; a Kasino capture (`kasino`): the card, CAPTURE, the cards taken
+    ascending, GROUP_END, END, as actions.move_sequence enters it)."""
     out[0] = rec[at + M_CARD]
     kind = rec[at + M_KIND]
     value = rec[at + M_VALUE]
+    if kasino and kind == KIND_CAPTURE:     # N2: the card, then the captured multiset ascending (a card twice)
+        out[1] = CAPTURE
+        n = 2
+        lo = rec[at + M_TAKEN_LO]
+        hi = rec[at + M_TAKEN_HI]
+        while lo:
+            b = lo & -lo
+            lo ^= b
+            out[n] = lowbit_index(b)
+            n += 1
+            if hi & b:
+                out[n] = out[n - 1]
+                n += 1
+        out[n] = GROUP_END
+        out[n + 1] = END
+        return n + 2
     if kind == KIND_TRAIL:
         out[1] = TRAIL
         out[2] = END
@@ -179,6 +204,7 @@ A_END = 9           # 1: a record whose sequence is the prefix and END was met (
 A_CACHING = 10      # k == 0: 1 while every move's least sequence is kept (at A_STORE), 0 once they do not fit
 A_STORE_TOP = 11    # words of A_STORE in use
 A_STORE_CAP = 12    # its size (the game caches' size)
+A_KASINO = 13       # 1: the records are Kasino's (their captured multiset in M_TAKEN_LO/HI)
 A_PREFIX = 16
 A_CARDS = A_PREFIX + MAX_SEQ    # k == 0: the cards with a move
 A_SEQ = A_CARDS + 52
@@ -213,7 +239,8 @@ def cache_record(area, base, rec):
     """k == 0: keep the record's sequence where it is the least of its key's so far (appended to the store,
     the key's slot pointing at it); caching stops when the keys fill half the table or the store is full."""
     seq = area[base + A_SEQ: base + A_SEQ + MAX_SEQ]
-    n = record_tokens(rec, 0, area[base + A_MOVER], seq, area[base + A_GS: base + A_GS + 2 * MAX_MOVE_GROUPS])
+    n = record_tokens(rec, 0, area[base + A_MOVER], seq, area[base + A_GS: base + A_GS + 2 * MAX_MOVE_GROUPS],
+                      area[base + A_KASINO])
     key = rec[M_KEY]
     trows = area[base + A_TROWS]
     tab = base + A_USED + trows // 2
@@ -272,7 +299,8 @@ def offer_record(area, base, rec):
     if slices > 1 and (key & (slices - 1)) != area[base + A_PART]:
         return
     seq = area[base + A_SEQ: base + A_SEQ + MAX_SEQ]
-    n = record_tokens(rec, 0, area[base + A_MOVER], seq, area[base + A_GS: base + A_GS + 2 * MAX_MOVE_GROUPS])
+    n = record_tokens(rec, 0, area[base + A_MOVER], seq, area[base + A_GS: base + A_GS + 2 * MAX_MOVE_GROUPS],
+                      area[base + A_KASINO])
     cmp = 0
     for i in range(k):
         if seq[i] != area[base + A_PREFIX + i]:     # a shorter sequence ends in END, which no prefix holds
@@ -312,6 +340,22 @@ def env_offer(view_ptr, move_ptr):
     return 0
 
 
+def env_list(family, st, rules, p, ws, mode):
+    """Generate seat p's moves into the sink `mode` (SINK_USER: the mask pass; SINK_SELECT: the record of the
+    key at ws[C_TKEY]) by the family's move rules: Kasino's (compiled apart) or the one-deck core's. Compiled
+    per family (`family` a literal, the overload below)."""
+
+
+@overload(env_list, prefer_literal=True, jit_options=JIT_OPTIONS)
+def _env_list(family, st, rules, p, ws, mode):
+    value = literal_value(family)
+    if value is None:
+        return lambda family, st, rules, p, ws, mode: literally(family)
+    if value == FAMILY_KASINO:
+        return lambda family, st, rules, p, ws, mode: kasino_list_window(st, rules, p, ws, mode, 0, 0)
+    return lambda family, st, rules, p, ws, mode: list_moves(family, st, rules, p, ws, mode, 0, 0)
+
+
 @njit(cache=True, nogil=True, _nrt=False)
 def move_mask(family, st, rules, p, ws, address, prefix, k, mask, endrec, cache):
     """The mask of the tokens that extend prefix[0:k] towards a legal move of seat p, from one streamed
@@ -348,7 +392,8 @@ def move_mask(family, st, rules, p, ws, address, prefix, k, mask, endrec, cache)
         ws[a + A_CACHING] = 1 if k == 0 and cache.shape[0] > 1 else 0
         ws[a + A_STORE_TOP] = 0
         ws[C_HW] = address
-        list_moves(family, st, rules, p, ws, SINK_USER, 0, 0)
+        ws[a + A_KASINO] = 1 if family == FAMILY_KASINO else 0
+        env_list(family, st, rules, p, ws, SINK_USER)
         if ws[C_OVERFLOW]:
             return -1, 0
         if k == 0:
@@ -430,7 +475,7 @@ def select_record(family, st, rules, p, ws, cache, prefix, k, endrec):
                     break
             if same:
                 ws[C_TKEY] = cache[at]
-                list_moves(family, st, rules, p, ws, SINK_SELECT, 0, 0)
+                env_list(family, st, rules, p, ws, SINK_SELECT)
                 if ws[C_FOUND] == 0:
                     return 0
                 for j in range(REC_SIZE):
@@ -447,15 +492,18 @@ def write_observation(st, rules, seat, phase, pend, played, prefix, k, obs):
     for i in range(OBS_SIZE):
         obs[i] = 0.0
     n = rules[R_SEATS]
+    kasino = rules[R_FAMILY] == FAMILY_KASINO
     hand = st[S_HANDS + 2 * seat]
+    hand_hi = st[S_HANDS + 2 * seat + 1] if kasino else 0      # Kasino's double deck: the cards held twice
     loose = st[S_LOOSE]
+    loose_hi = st[S_LOOSE_HI] if kasino else 0
     for c in range(52):
-        if (hand >> c) & 1:
-            obs[O_HAND + c] = 1.0
-        if (loose >> c) & 1:
-            obs[O_LOOSE + c] = 1.0
+        obs[O_HAND + c] = ((hand >> c) & 1) + ((hand_hi >> c) & 1)
+        obs[O_LOOSE + c] = ((loose >> c) & 1) + ((loose_hi >> c) & 1)
         obs[O_PLAYED + c] = played[c]
     for v in range(1, MAX_VALUE + 1):
+        if kasino:          # no builds (N2)
+            break
         owner = st[S_BOWNER + v]
         if owner < 0:
             continue
@@ -481,10 +529,13 @@ def write_observation(st, rules, seat, phase, pend, played, prefix, k, obs):
         plen = st[S_PLEN + s]
         if face_up and plen > 0:
             obs[O_PILE_TOP + r * 52 + st[S_PILE + s * MAX_PILE + plen - 1]] = 1.0
-        obs[O_HAND_SIZE + r] = popcount(st[S_HANDS + 2 * s]) / 13
+        held = popcount(st[S_HANDS + 2 * s]) + (popcount(st[S_HANDS + 2 * s + 1]) if kasino else 0)
+        obs[O_HAND_SIZE + r] = held / 13
         obs[O_PILE_SIZE + r] = plen / 104
-        if rules[R_FAMILY] == FAMILY_CASSINO:
+        if rules[R_FAMILY] != FAMILY_KHASINO:
             obs[O_SCORE + r] = st[S_SCORES + s] / 50
+        if kasino:
+            obs[O_TABBE + r] = (st[S_TABBE + 2 * s] + st[S_TABBE + 2 * s + 1]) / 50
     last = st[S_LAST_CAP]
     obs[O_LAST_CAP + (OBS_SEATS if last < 0 else (last - seat + n) % n)] = 1.0
     obs[O_STOCK] = (st[S_STOCK_LEN] - st[S_STOCK_POS]) / 104
@@ -512,6 +563,73 @@ def deal_round(rules, seed, rnd, st, deck, stream, row):
 
 
 @njit(cache=True, nogil=True, _nrt=False)
+def deal_kasino_round(rules, seed, rnd, nrounds, st, deck, stream, row):
+    """Kasino: round `rnd` of a match of `nrounds` dealt from the seed `seed` (P22), its statistics row begun as
+    the game loop begins a round's (kasino/game.py, play_kasino_round). Match totals are the caller's."""
+    for i in range(row.shape[0]):
+        row[i] = 0
+    shuffle_deck(deck, rules[R_DECK], seed, stream)
+    leader = init_round(st, rules, deck, rnd)
+    st[S_ROUNDS] = nrounds
+    row[G_SEED] = np.int64(seed)
+    row[G_LEADER] = leader
+    row[G_DEALER] = st[S_DEALER]
+    row[G_ROUND] = rnd
+    stream[0] = bot_stream_seed(seed)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def play_kasino(st, rules, p, rec, played, row):
+    """Seat p's Kasino play `rec` (N2-N5): counted as the game loop counts it (kasino/game.py, run_round),
+    played, and the turn passed on."""
+    played[rec[M_CARD]] += 1
+    o = G_SEAT0 + p * SEAT_FIELDS
+    if rec[M_KIND] == KIND_CAPTURE:
+        row[o + SEAT_CAPTURES] += 1
+        if rec[M_TABBE]:
+            row[o + SEAT_TABBES] += 1
+    else:
+        row[o + SEAT_TRAILS] += 1
+    apply_kasino(st, p, rec, 0)
+    advance_kasino(st, rules, p)
+    row[G_TURNS] += 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def kasino_bots_play(rules, bots, st, gw, pend, played, wsg, stream, row):
+    """bots_play for Kasino (no pending decisions): the core bots' plays until an agent's turn or the end."""
+    while st[S_OVER] == 0:
+        p = st[S_TO_MOVE]
+        bot = bots[p]
+        if bot < 0:
+            return
+        n = decide_kasino(bot, st, rules, p, wsg, stream)
+        if n == 0 or wsg[C_OVERFLOW]:
+            gw[W_ERROR] = 1
+            return
+        for j in range(REC_SIZE):
+            pend[j] = wsg[WS_BEST + j]
+        play_kasino(st, rules, p, pend, played, row)
+
+
+def env_bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row):
+    """The core bots' turns until an agent's or the end, by the family's game loop: Kasino's (compiled apart)
+    or the one-deck core's (`bots_play`). Compiled per family (the overload below)."""
+
+
+@overload(env_bots_play, prefer_literal=True, jit_options=JIT_OPTIONS)
+def _env_bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row):
+    value = literal_value(family)
+    if value is None:
+        return lambda family, searching, rules, bots, st, gw, pend, played, wsg, stream, row: literally(family)
+    if value == FAMILY_KASINO:
+        return lambda family, searching, rules, bots, st, gw, pend, played, wsg, stream, row: kasino_bots_play(
+            rules, bots, st, gw, pend, played, wsg, stream, row)
+    return lambda family, searching, rules, bots, st, gw, pend, played, wsg, stream, row: bots_play(
+        family, searching, rules, bots, st, gw, pend, played, wsg, stream, row)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
 def start_game(family, mode, rules, seed, st, deck, stream, gw, row):
     """The dealt position of the episode of `seed` (EP_GAME: as engine.new_game deals it; EP_MATCH and
     EP_SINGLE: round 1 of the match as `simulate` deals it), its statistics row begun and the bot stream
@@ -521,6 +639,9 @@ def start_game(family, mode, rules, seed, st, deck, stream, gw, row):
     gw[W_SEED] = np.int64(seed)
     if family == FAMILY_CASSINO:
         deal_round(rules, seed if mode == EP_GAME else round_seed(seed, 1), 1, st, deck, stream, row)
+    elif family == FAMILY_KASINO:
+        deal_kasino_round(rules, seed if mode == EP_GAME else round_seed(seed, 1), 1,
+                          1 if mode == EP_SINGLE else rules[R_MATCH_ROUNDS], st, deck, stream, row)
     else:
         for i in range(row.shape[0]):
             row[i] = 0
@@ -658,6 +779,8 @@ def close_round(family, mode, win, rules, st, gw, row, out, rewards, deck, strea
     round is dealt (the match totals carried) and 0 is returned. `gw[W_MOVER]` then holds the winner (the seat,
     or the team in a team format; -1 a tie)."""
     row[G_LAST_CAP] = st[S_LAST_CAP]
+    if family == FAMILY_KASINO:
+        return close_kasino_round(mode, win, rules, st, gw, row, out, rewards, deck, stream, played)
     w = score(st, rules, row)
     row[G_WINNER] = w
     field = SEAT_SCORE
@@ -682,12 +805,52 @@ def close_round(family, mode, win, rules, st, gw, row, out, rewards, deck, strea
             played[c] = 0
         gw[W_PHASE] = PH_MOVE
         return 0
+    end_episode(win, 1.0, rules, out, field, w, rewards, gw)
+    return 1
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def end_episode(win, sign, rules, out, field, w, rewards, gw):
+    """Each seat's return from the last row `out` (its field `field` times `sign`, or the winner w's +1/0/-1),
+    the winner kept in gw[W_MOVER]."""
     for s in range(rules[R_SEATS]):
         if win:
             rewards[s] = 0.0 if w < 0 else (1.0 if rules[R_TEAM + s] == w else -1.0)
         else:
-            rewards[s] = out[G_SEAT0 + s * SEAT_FIELDS + field]
+            rewards[s] = sign * out[G_SEAT0 + s * SEAT_FIELDS + field]
     gw[W_MOVER] = w
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def close_kasino_round(mode, win, rules, st, gw, row, out, rewards, deck, stream, played):
+    """close_round for Kasino (kasino/game.py, play_kasino_round and play_kasino_match): the round scored
+    (misère: the returns are minus the points), the match totals, a match's next round dealt until its last
+    (N7: a fixed number of rounds, the lowest total winning)."""
+    w = score_kasino(st, rules, row)
+    row[G_WINNER] = w
+    for s in range(rules[R_SEATS]):         # N7: pairs' totals combined (each seat holds its pair's)
+        o = G_SEAT0 + s * SEAT_FIELDS
+        row[o + SEAT_MATCH_TOTAL] = st[S_SCORES + s] + row[o + SEAT_TEAM_SCORE]
+    field = SEAT_SCORE
+    rnd = st[S_ROUND]
+    if mode != EP_GAME:
+        field = SEAT_MATCH_TOTAL
+        row[G_SEED] = gw[W_SEED]
+        row[G_MATCH_WINNER] = kasino_match_winner(rules, row) if rnd == st[S_ROUNDS] else -1
+        w = row[G_MATCH_WINNER]
+    for i in range(row.shape[0]):
+        out[i] = row[i]
+    out[G_MATCH] = gw[W_EPISODE]
+    if mode == EP_MATCH and rnd < st[S_ROUNDS]:
+        nrounds = st[S_ROUNDS]
+        deal_kasino_round(rules, round_seed(np.uint64(gw[W_SEED]), rnd + 1), rnd + 1, nrounds, st, deck, stream,
+                          row)
+        for s in range(rules[R_SEATS]):
+            st[S_SCORES + s] = out[G_SEAT0 + s * SEAT_FIELDS + SEAT_MATCH_TOTAL]
+        for c in range(52):
+            played[c] = 0
+        return 0
+    end_episode(win, -1.0, rules, out, field, w, rewards, gw)
     return 1
 
 
@@ -717,7 +880,7 @@ def begin_episode(family, searching, mode, rules, bots, ebots, seed, episode, li
         return
     for c in range(52):
         played[c] = 0
-    bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row)
+    env_bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, stream, row)
     if st[S_OVER] == 0 and gw[W_ERROR] == 0:
         prepare_turn(family, rules, st, gw, pend, played, prefix, mask, endrec, obs, ws, address, cache, 1)
 
@@ -780,10 +943,13 @@ def step_batch(family, searching, mode, rules, bots, ebots, win, tokens, seeds, 
                 continue
             for j in range(REC_SIZE):
                 pends[g, j] = endrecs[g, j]
-            play_record(st, rules, st[S_TO_MOVE], pends[g], gw, playeds[g], rows[g])
+            if family == FAMILY_KASINO:
+                play_kasino(st, rules, st[S_TO_MOVE], pends[g], playeds[g], rows[g])
+            else:
+                play_record(st, rules, st[S_TO_MOVE], pends[g], gw, playeds[g], rows[g])
         gw[W_PLEN] = 0
         while True:
-            bots_play(family, searching, rules, bots[g], st, gw, pends[g], playeds[g], wsg, streams[g:g + 1],
+            env_bots_play(family, searching, rules, bots[g], st, gw, pends[g], playeds[g], wsg, streams[g:g + 1],
                       rows[g])
             if gw[W_ERROR]:
                 break

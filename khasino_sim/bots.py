@@ -23,7 +23,7 @@ BOTS = {
              "or numba.njit (khasino_sim/userbots.py: its view and move fields per family)", {}),
     "policy": ("a trained policy: policy:PATH, a LinearPolicy .npz file (scripts/train_policy.py) entering its most "
                "likely token at each step of the action space; plays in the batched environment (docs/AGENTS.md), "
-               "Khasino and Cassino formats, for the format it was trained for", {}),
+               "in the format it was trained for", {}),
 }
 ALIASES = {}        # a bot file's name (its stem) -> its spec file:PATH, from --bot-file
 SEARCH_BOTS = ("rollout", "ismcts")     # always a row of the bot table: workspaces are sized by its rows' n
@@ -179,23 +179,18 @@ def add_bot_file(path):
 
 def check_playable(names, family, format_name=None):
     """One line if a user bot's file does not load (loaded here, before any worker starts; every family has
-    a view, khasino_sim/userbots.py, VIEWS), or a trained policy cannot play: a Kasino format (the batched
-    environment plays the one-deck families), a file that is not a policy, or one trained for another format
-    than `format_name` (when given)."""
+    a view, khasino_sim/userbots.py, VIEWS), or a trained policy cannot play: a file that is not a policy, or
+    one trained for another format than `format_name` (when given)."""
     for n in names:
         name = parse(n)[0]
         if name == "file":
             code(n)
-        elif name == "policy":
-            if family not in ("khasino", "cassino"):
-                raise BotSpecError(f"{n}: a trained policy plays the Khasino and Cassino formats (the batched "
-                                   f"environment's), not {family}'s")
-            if format_name is not None:
-                from .agents.policy import load_policy
-                try:
-                    load_policy(canonical(n), format_name)
-                except ValueError as e:
-                    raise BotSpecError(str(e)) from None
+        elif name == "policy" and format_name is not None:
+            from .agents.policy import load_policy
+            try:
+                load_policy(canonical(n), format_name)
+            except ValueError as e:
+                raise BotSpecError(str(e)) from None
 
 
 def split_list(text):

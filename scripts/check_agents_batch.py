@@ -1,5 +1,5 @@
 """The batched environment against the Python step functions at scale (the suite keeps a sample:
-tests/test_agents_batch.py): for each Khasino- and Cassino-family format, EPISODES games played with the same
+tests/test_agents_batch.py): for each format, EPISODES games played with the same
 random tokens in a one-game BatchEnv (default table and cache, and a 64-slot table with no cache) and through
 khasino_sim/agents/steps.py; every mask, observation, seat to move and return must agree.
 
@@ -45,8 +45,7 @@ def compare(env, root, episodes, rng, kind):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--episodes", type=int, default=20)
-    ap.add_argument("--formats", default=",".join(sorted(n for n, f in FORMATS.items()
-                                                         if f.family in ("khasino", "cassino"))))
+    ap.add_argument("--formats", default=",".join(sorted(FORMATS)))
     args = ap.parse_args()
     total = 0
     for i, fmt in enumerate(args.formats.split(",")):

@@ -239,7 +239,7 @@ def test_a_trained_policy_plays_a_match(tmp_path):
     vs_bot, _ = play_deals(get_format("khasino"), [spec, "random"], 7, 0, 40)
     assert (vs_bot.sum(axis=1) == 11).all()
     bad = [(["match", spec, "random", "--format", "cassino"], "trained for khasino, not cassino"),
-           (["match", spec, "random", "--format", "kasino-2p"], "Khasino and Cassino formats"),
+           (["match", spec, "random", "--format", "kasino-2p"], "trained for khasino, not kasino-2p"),
            (["match", "policy:/nonexistent.npz", "random"], "not a policy file"),
            (["match", spec, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p")]
     for args, message in bad:

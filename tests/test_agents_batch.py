@@ -1,6 +1,5 @@
 """The batched environment in the compiled core (khasino_sim/agents/batch.py, kernels/batch_env.py): the same
-masks, observations and returns as the Python step functions, token for token, in every Khasino- and
-Cassino-family format; its table of keys split into slices where a position's keys do not fit; core bots
+masks, observations and returns as the Python step functions, token for token, in every format; its table of keys split into slices where a position's keys do not fit; core bots
 playing seats inside the step as the game loop plays them; what a seat sees and no more."""
 import numpy as np
 import pytest
@@ -14,7 +13,7 @@ from khasino_sim.kernels import batch_env as K
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.seeding import seeds_for
 
-ONE_DECK = sorted(name for name, f in FORMATS.items() if f.family in ("khasino", "cassino"))
+EVERY = sorted(FORMATS)
 
 
 def test_the_kernel_uses_the_python_token_and_observation_layouts():
@@ -57,7 +56,7 @@ def follow_python(env, root, episodes, rng, kind):
     return taken
 
 
-@pytest.mark.parametrize("fmt", ONE_DECK)
+@pytest.mark.parametrize("fmt", EVERY)
 def test_token_for_token_the_python_environment(fmt):
     rng = np.random.default_rng(len(fmt))
     kind = "win" if len(fmt) % 2 else "points"
@@ -65,7 +64,7 @@ def test_token_for_token_the_python_environment(fmt):
     assert follow_python(env, 11, 3, rng, kind) > 50
 
 
-@pytest.mark.parametrize("fmt", ["khasino", "khasino-4p", "cassino"])
+@pytest.mark.parametrize("fmt", ["khasino", "khasino-4p", "cassino", "kasino-4p"])
 def test_a_tiny_key_table_splits_the_key_space_and_gives_the_same_masks(fmt):
     """Four slots hold two keys a pass: every position with more is listed in slices (docs/ENGINE.md), and no
     move cache fits; with no cache at all, each token's mask is a streamed pass."""
@@ -150,8 +149,8 @@ def test_bad_input_is_refused_in_one_line_and_changes_nothing():
     assert (env.states == before).all()
     with pytest.raises(ValueError, match="one token per game"):
         env.step([good])
-    with pytest.raises(ValueError, match="Khasino and Cassino formats, not kasino-2p"):
-        BatchEnv("kasino-2p")
+    with pytest.raises(ValueError, match="'match' or 'single' in a Cassino or Kasino format"):
+        BatchEnv("khasino", episode="match")
     with pytest.raises(ValueError, match="at least one seat"):
         BatchEnv("khasino", bots=["random", "random"])
     with pytest.raises(ValueError, match="reward"):

@@ -1,5 +1,5 @@
-"""The batched environment (docs/AGENTS.md, "The batched environment"): N games of a Khasino- or Cassino-family
-format stepped together in one compiled call (kernels/batch_env.py), observations, masks and rewards as numpy
+"""The batched environment (docs/AGENTS.md, "The batched environment"): N games of any format stepped together
+in one compiled call (kernels/batch_env.py), observations, masks and rewards as numpy
 arrays. The same tokens, masks, observations and returns as the PettingZoo environment (checked token for
 token, tests/test_agents_batch.py); seats may be played by the core's bots inside the step, so a step returns
 at the agents' turns only.
@@ -24,7 +24,7 @@ EPISODES = ("game", "match", "single")      # kernels/batch_env.py EP_GAME, EP_M
 
 
 class BatchEnv:
-    """`n` games of `format` (rule `options`) stepped together.
+    """`n` games of `format` (a format's name with rule `options`, or a Format) stepped together.
 
     `bots`: per seat None (an agent) or a bot spec the core plays (`random`, `greedy`, `heuristic`, search
     bots...); at least one seat is an agent. `reward`: "points" (the seat's side's points) or "win" (+1, 0,
@@ -39,10 +39,10 @@ class BatchEnv:
     them (later episodes: `bots`). `limit`: the episodes begun stop there (a slot whose next episode would be
     `limit` or later stays idle: its mask is empty, its token ignored, `active` False).
 
-    `episode` (Cassino formats): "game" (one round dealt from the episode's seed, as engine.new_game deals it),
-    "match" (a whole match to its target, C7, its rounds dealt as `simulate` deals them; the returns are match
-    totals) or "single" (a match of one round, as `simulate --rounds 1`). After each step, where `ready` is
-    True a game (a Cassino round) ended and `rows` holds its statistics row, as the game loop writes it
+    `episode` (Cassino and Kasino formats): "game" (one round dealt from the episode's seed, as engine.new_game
+    deals it), "match" (a whole match, to its target in Cassino, C7, of its rounds in Kasino, N7, dealt as
+    `simulate` deals them; the returns are match totals, Kasino's negated) or "single" (a match of one round, as
+    `simulate --rounds 1`). After each step, where `ready` is True a game (a round) ended and `rows` holds its statistics row, as the game loop writes it
     (kernels/core/layout.py, G_*; G_MATCH: its episode)."""
 
     def __init__(self, format="khasino", n=64, reward="points", options=None, seed=0, bots=None,
@@ -53,14 +53,12 @@ class BatchEnv:
         from ..kernels.core.heuristic import searches
         if reward not in ("points", "win"):
             raise ValueError(f"reward must be 'points' or 'win', not {reward!r}")
-        fmt = engine._format(format, options)
-        if fmt.family not in ("khasino", "cassino"):
-            raise ValueError(f"the batched environment plays the Khasino and Cassino formats, not {fmt.name} "
-                             f"(its formats play in agents.env, one game at a time)")
+        fmt = format if hasattr(format, "rules_array") else engine._format(format, options)   # a Format, or a name
         if int(n) < 1 or table_rows < 2 or table_rows & (table_rows - 1) or cache_words < 0:
             raise ValueError("n must be positive, table_rows a power of two (at least 2), cache_words >= 0")
-        if episode not in EPISODES or (episode != "game" and fmt.family != "cassino"):
-            raise ValueError(f"episode is 'game', or 'match' or 'single' in a Cassino format, not {episode!r}")
+        if episode not in EPISODES or (episode != "game" and not fmt.matches):
+            raise ValueError(f"episode is 'game', or 'match' or 'single' in a Cassino or Kasino format, not "
+                             f"{episode!r}")
         bots = [None] * fmt.seats if bots is None else list(bots)
         codes = {None: -1}
 

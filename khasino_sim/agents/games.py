@@ -24,7 +24,6 @@ def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None):
     from khasino_sim.kernels.dispatch import play_matches
     from khasino_sim.kernels.khasino.game import play_batch
     from ..engine import bot_id
-    from ..formats import options_of
     from .batch import BatchEnv
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     specs = np.array([[canonical(b) for b in row] for row in seat_bots], dtype=object).reshape(len(seeds), -1)
@@ -49,9 +48,9 @@ def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None):
             which[specs[with_policy] == p] = k
         deal_bots = [[None if is_policy(b) else b for b in row] for row in specs[with_policy]]
         count = len(with_policy)
-        env = BatchEnv(fmt.name, n=min(count, batch), options=options_of(fmt) or None, deals=seeds[with_policy],
+        env = BatchEnv(fmt, n=min(count, batch), deals=seeds[with_policy],
                        deal_bots=deal_bots, bots=deal_bots[0], limit=count,
-                       episode=("single" if single else "match") if fmt.family == "cassino" else "game")
+                       episode=("single" if single else "match") if matches else "game")
         got = []
         obs, mask = env.reset()
         left = count
