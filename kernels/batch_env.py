@@ -552,12 +552,18 @@ def write_observation(st, rules, seat, phase, pend, played, prefix, k, obs):
 def deal_round(rules, seed, rnd, st, deck, stream, row):
     """Cassino: round `rnd` dealt from the seed `seed` (P20), its statistics row begun as the game loop
     begins a round's (cassino/game.py, play_dealt_round)."""
+    start_row(row, seed, start_round(rules, seed, rnd, st, deck, stream), st[S_DEALER], rnd, stream)
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def start_row(row, seed, leader, dealer, rnd, stream):
+    """A round's statistics row begun (its seed, leader, dealer and round; the rest zero) and its bot stream
+    seeded, as the match loops begin them."""
     for i in range(row.shape[0]):
         row[i] = 0
-    leader = start_round(rules, seed, rnd, st, deck, stream)
     row[G_SEED] = np.int64(seed)
     row[G_LEADER] = leader
-    row[G_DEALER] = st[S_DEALER]
+    row[G_DEALER] = dealer
     row[G_ROUND] = rnd
     stream[0] = bot_stream_seed(seed)
 
@@ -566,16 +572,10 @@ def deal_round(rules, seed, rnd, st, deck, stream, row):
 def deal_kasino_round(rules, seed, rnd, nrounds, st, deck, stream, row):
     """Kasino: round `rnd` of a match of `nrounds` dealt from the seed `seed` (P22), its statistics row begun as
     the game loop begins a round's (kasino/game.py, play_kasino_round). Match totals are the caller's."""
-    for i in range(row.shape[0]):
-        row[i] = 0
     shuffle_deck(deck, rules[R_DECK], seed, stream)
     leader = init_round(st, rules, deck, rnd)
     st[S_ROUNDS] = nrounds
-    row[G_SEED] = np.int64(seed)
-    row[G_LEADER] = leader
-    row[G_DEALER] = st[S_DEALER]
-    row[G_ROUND] = rnd
-    stream[0] = bot_stream_seed(seed)
+    start_row(row, seed, leader, st[S_DEALER], rnd, stream)
 
 
 @njit(cache=True, nogil=True, _nrt=False)
@@ -630,10 +630,11 @@ def _env_bots_play(family, searching, rules, bots, st, gw, pend, played, wsg, st
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def start_game(family, mode, rules, seed, st, deck, stream, gw, row):
+def start_game(family, mode, rules, seed, leader, st, deck, stream, gw, row):
     """The dealt position of the episode of `seed` (EP_GAME: as engine.new_game deals it; EP_MATCH and
     EP_SINGLE: round 1 of the match as `simulate` deals it), its statistics row begun and the bot stream
-    seeded as the game loop does."""
+    seeded as the game loop does; a Khasino-family game led by `leader` (P10: a series' later matches; a P11
+    lead choice overrides it), a round by the seat after its dealer."""
     for i in range(GW_SIZE):
         gw[i] = 0
     gw[W_SEED] = np.int64(seed)
@@ -650,7 +651,8 @@ def start_game(family, mode, rules, seed, st, deck, stream, gw, row):
         row[G_AHEAD1] = -1
         shuffle_deck(deck, rules[R_DECK], np.uint64(seed), stream)
         init_state(st, rules, deck)
-        st[S_TO_MOVE] = 0
+        st[S_TO_MOVE] = leader
+        row[G_LEADER] = leader
         stream[0] = bot_stream_seed(np.uint64(seed))
     gw[W_PHASE] = PH_LEAD if rules[R_LEAD_CHOICE] else PH_MOVE
 
@@ -855,8 +857,8 @@ def close_kasino_round(mode, win, rules, st, gw, row, out, rewards, deck, stream
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def begin_episode(family, searching, mode, rules, bots, ebots, seed, episode, limit, st, deck, stream, gw, pend,
-                  played, prefix, mask, endrec, obs, ws, wsg, address, cache, row):
+def begin_episode(family, searching, mode, rules, bots, ebots, seed, leader, episode, limit, st, deck, stream, gw,
+                  pend, played, prefix, mask, endrec, obs, ws, wsg, address, cache, row):
     """Deal the episode of `seed` into one slot (its seats' bots `ebots`, copied to the slot's `bots`), let
     the core bots play to the first agent's turn, and write its mask and observation; from the episode
     `limit` on the slot stays idle."""
@@ -873,7 +875,7 @@ def begin_episode(family, searching, mode, rules, bots, ebots, seed, episode, li
         bots[s] = ebots[s]
         if bots[s] < 0:
             agents += 1
-    start_game(family, mode, rules, seed, st, deck, stream, gw, row)
+    start_game(family, mode, rules, seed, leader, st, deck, stream, gw, row)
     gw[W_EPISODE] = episode
     if agents == 0:         # the host gives every episode an agent's seat
         gw[W_ERROR] = 1
@@ -886,24 +888,25 @@ def begin_episode(family, searching, mode, rules, bots, ebots, seed, episode, li
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def reset_batch(family, searching, mode, rules, bots, ebots, seeds, first, limit, states, deck, streams, gws,
-                pends, playeds, prefixes, masks, endrecs, obs, ws, wsg, address, caches, rows):
-    """Every slot g begins the episode first+g dealt from seeds[g] with the bots ebots[g]."""
+def reset_batch(family, searching, mode, rules, bots, ebots, seeds, leaders, first, limit, states, deck, streams,
+                gws, pends, playeds, prefixes, masks, endrecs, obs, ws, wsg, address, caches, rows):
+    """Every slot g begins the episode first+g dealt from seeds[g] with the bots ebots[g] (led by leaders[g])."""
     for g in range(states.shape[0]):
-        begin_episode(family, searching, mode, rules, bots[g], ebots[g], seeds[g], first + g, limit, states[g],
-                      deck, streams[g:g + 1], gws[g], pends[g], playeds[g], prefixes[g], masks[g], endrecs[g],
-                      obs[g], ws, wsg, address, caches[g], rows[g])
+        begin_episode(family, searching, mode, rules, bots[g], ebots[g], seeds[g], leaders[g], first + g, limit,
+                      states[g], deck, streams[g:g + 1], gws[g], pends[g], playeds[g], prefixes[g], masks[g],
+                      endrecs[g], obs[g], ws, wsg, address, caches[g], rows[g])
 
 
 @njit(cache=True, nogil=True, _nrt=False)
-def step_batch(family, searching, mode, rules, bots, ebots, win, tokens, seeds, first, limit, states, deck,
-               streams, gws, pends, playeds, prefixes, masks, endrecs, obs, rewards, done, winners, finished, ws,
-               wsg, rows, out, ready, address, caches):
+def step_batch(family, searching, mode, rules, bots, ebots, win, tokens, seeds, leaders, first, limit, states,
+               deck, streams, gws, pends, playeds, prefixes, masks, endrecs, obs, rewards, done, winners, finished,
+               ws, wsg, rows, out, ready, address, caches):
     """One token for every game not idle: tokens[g] must be allowed by masks[g] (else nothing changes and
     -1-g is returned). A game (a Cassino round) that ends writes its statistics row to out[g] and ready[g] = 1
     (at most one per step: every round asks the agent for a card); an episode that ends writes its rewards,
     its winner, its episode (finished[g]) and done[g] = 1, and its slot begins the next episode (the i-th
-    ending this step takes seeds[i] and ebots[i], episode first+i). Returns the number of episodes begun."""
+    ending this step takes seeds[i], ebots[i] and leaders[i], episode first+i). Returns the number of episodes
+    begun."""
     for g in range(states.shape[0]):
         t = tokens[g]
         if gws[g, W_IDLE] == 0 and (t < 0 or t >= N_ACTIONS or masks[g, t] == 0 or gws[g, W_ERROR]):
@@ -966,7 +969,7 @@ def step_batch(family, searching, mode, rules, bots, ebots, win, tokens, seeds, 
                 winners[g] = gw[W_MOVER]
                 finished[g] = gw[W_EPISODE]
                 done[g] = 1
-                begin_episode(family, searching, mode, rules, bots[g], ebots[begun], seeds[begun],
+                begin_episode(family, searching, mode, rules, bots[g], ebots[begun], seeds[begun], leaders[begun],
                               first + begun, limit, st, deck, streams[g:g + 1], gw, pends[g], playeds[g],
                               prefixes[g], masks[g], endrecs[g], obs[g], ws, wsg, address, caches[g], rows[g])
                 begun += 1

@@ -166,9 +166,6 @@ def validate(spec):
         raise SimulationError(f"{fmt.name} has {fmt.seats} seats: give {fmt.seats} bots, not {len(spec.bots)}")
     if isinstance(spec.series, bool) or not isinstance(spec.series, int) or spec.series < 1:
         raise SimulationError(f"a series holds at least 1 match, not {spec.series}")
-    if spec.series > 1 and spec.policies():
-        raise SimulationError("--series plays a trained policy's games one at a time, which its batched "
-                              "environment does not: a policy plays runs without --series")
     if spec.series > 1 and not fmt.series:
         with_series = ", ".join(sorted(n for n, f in FORMATS.items() if f.series))
         raise SimulationError(f"{fmt.name} has no series of matches (P10); --series works with {with_series}")
@@ -237,7 +234,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
                 from .agents.games import play_rows
                 with userbots.watching(fmt.family):
                     rows = play_rows(fmt, seeds, np.array(spec.bot_names(), dtype=object)[codes],
-                                     single=spec.rounds == 1, ws=_LOCAL.ws)
+                                     single=spec.rounds == 1, ws=_LOCAL.ws, series=spec.series)
             elif backend == "cuda":
                 from . import gpu
                 if matches:

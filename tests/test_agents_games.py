@@ -33,13 +33,13 @@ def _as_bot(env, g, bot):
     return next(list(q) for q, k in actions.legal_sequences(state).items() if k == mv.key)
 
 
-def _env_rows(fmt_name, seats, count, episode="game", seed=5, agent_bot="greedy"):
+def _env_rows(fmt_name, seats, count, episode="game", seed=5, agent_bot="greedy", leaders=None):
     """Rows of `count` games (matches) in the environment, agent seats `seats` played as `agent_bot`, the others
-    random, dealt from the game seeds of `seed`."""
+    random, dealt from the game seeds of `seed` (led by `leaders`)."""
     f = get_format(fmt_name)
     bots = [None if s in seats else "random" for s in range(f.seats)]
     env = BatchEnv(fmt_name, n=min(count, 7), bots=bots, deals=seeds_for(seed, 0, count), limit=count,
-                   episode=episode)
+                   episode=episode, deal_leaders=leaders)
     env.reset()
     queue = {}
     rows, left = [], count
@@ -76,6 +76,26 @@ def test_the_environment_writes_the_game_loops_rows(fmt, seats):
     np.testing.assert_array_equal(_env_rows(fmt, seats, count), _core_rows(fmt, seats, count))
 
 
+@pytest.mark.parametrize("fmt", ["khasino-3p", "khasino-3p-stock"])
+def test_episodes_led_by_the_seat_given_are_the_game_loops(fmt):
+    """deal_leaders (a series' later matches, P10): each game as play_game plays it led by that seat."""
+    from khasino_sim.kernels.core.workspace import new_workspace
+    from khasino_sim.kernels.khasino.game import play_one_game
+    f = get_format(fmt)
+    count = 9
+    leaders = np.arange(count) % f.seats
+    got = _env_rows(fmt, {1}, count, leaders=leaders)
+    ids = np.array([engine.bot_id("greedy" if s == 1 else "random") for s in range(f.seats)])
+    for g, seed in enumerate(seeds_for(5, 0, count)):
+        row = np.zeros(L.STATS_SIZE, dtype=np.int64)
+        play_one_game(f.rules_array(), seed, ids, np.zeros(L.STATE_SIZE, dtype=np.int64),
+                      np.zeros(104, dtype=np.int64), new_workspace(), row, np.zeros(0, dtype=np.int64), False,
+                      np.zeros(1, dtype=np.uint64), int(leaders[g]))
+        row[L.G_MATCH] = g
+        np.testing.assert_array_equal(got[g], row)
+        assert row[L.G_LEADER] == leaders[g]
+
+
 @pytest.mark.parametrize("fmt,episode", [("cassino", "match"), ("cassino", "single"), ("cassino-4p", "match"),
                                          ("kasino-2p", "match"), ("kasino-3p", "single"), ("kasino-4p", "match")])
 def test_matches_and_single_rounds_are_the_game_loops(fmt, episode):
@@ -91,7 +111,7 @@ def policies(tmp_path_factory):
     """A random linear policy per format (small weights: not a trained one, but a distinct player)."""
     rng = np.random.default_rng(11)
     out = {}
-    for name in ("khasino", "khasino-4p", "cassino", "kasino-3p"):
+    for name in ("khasino", "khasino-3p", "khasino-4p", "cassino", "kasino-3p"):
         pol = LinearPolicy(rng.normal(scale=0.1, size=(actions.N_ACTIONS, 858)), rng.normal(size=actions.N_ACTIONS),
                            name)
         path = tmp_path_factory.mktemp("pol") / f"{name}.npz"
@@ -155,13 +175,35 @@ def test_a_policy_plays_matches(policies, tmp_path, fmt):
         assert (rounds.groupby("game").size() == get_format(fmt).match_rounds).all()
 
 
+def test_a_policy_plays_series(policies, tmp_path):
+    """--series with a policy (P10): each later match of a series led by the previous one's loser, as the game
+    loop's series lead them; the series of the games without a policy are the game loop's own."""
+    from khasino_sim.agents.games import play_rows
+    from khasino_sim.kernels.khasino.game import play_batch
+    from khasino_sim.kernels.khasino.state import series_leader
+    from khasino_sim.runs import simulate, load
+    f = get_format("khasino-3p")
+    pol = policies["khasino-3p"]
+    seeds = seeds_for(4, 0, 12)
+    bots = [[pol, "random", "greedy"]] * 4 + [["greedy", "random", "random"]] * 4 + [["random", "random", pol]] * 4
+    rows = play_rows(f, seeds, bots, series=4, batch=3)
+    for g in range(12):
+        want = 0 if g % 4 == 0 else series_leader(f.rules_array(), rows[g - 1])
+        assert rows[g, L.G_LEADER] == want
+    ids = np.array([[engine.bot_id("greedy"), engine.bot_id("random"), engine.bot_id("random")]] * 4)
+    np.testing.assert_array_equal(rows[4:8], play_batch(f.rules_array(), seeds[4:8], ids, series=4))
+    assert len(set(rows[:, L.G_LEADER])) > 1
+    out = simulate("khasino-3p", 12, (pol, "random", "greedy"), seed=4, out=tmp_path / "s", series=3)
+    games = load(out, "games")
+    assert len(games) == 12 and list(games.series.unique()) == [0, 1, 2, 3]
+
+
 def test_policy_input_is_refused_in_one_line(policies, tmp_path):
     from click.testing import CliRunner
     from khasino_sim.cli import main
     pol = policies["khasino"]
     cases = [
         (["simulate", "--format", "cassino", "--bots", f"{pol},random"], "trained for khasino, not cassino"),
-        (["simulate", "--bots", f"{pol},random", "--series", "3", "--games", "3"], "--series"),
         (["simulate", "--bots", f"{pol},random", "--record", "2"], "--record"),
         (["simulate", "--bots", "policy:/no/such.npz,random"], "not a policy file"),
         (["match", pol, "random", "--format", "khasino-4p"], "trained for khasino, not khasino-4p"),

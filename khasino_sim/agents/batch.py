@@ -36,7 +36,8 @@ class BatchEnv:
 
     `deals`: game seeds for episodes 0, 1, ... (later episodes, and all without it, are dealt from the game
     seed of their index under `seed`); `deal_bots`: per episode of `deals`, its seats' bots as `bots` gives
-    them (later episodes: `bots`). `limit`: the episodes begun stop there (a slot whose next episode would be
+    them (later episodes: `bots`); `deal_leaders`: per episode of `deals`, the seat that leads it (a
+    Khasino-family game: P10, a series' later matches; 0 otherwise and later; a P11 lead choice overrides it). `limit`: the episodes begun stop there (a slot whose next episode would be
     `limit` or later stays idle: its mask is empty, its token ignored, `active` False).
 
     `episode` (Cassino and Kasino formats): "game" (one round dealt from the episode's seed, as engine.new_game
@@ -47,7 +48,7 @@ class BatchEnv:
 
     def __init__(self, format="khasino", n=64, reward="points", options=None, seed=0, bots=None,
                  table_rows=TABLE_ROWS, cache_words=CACHE_WORDS, deals=None, deal_bots=None, limit=None,
-                 episode="game"):
+                 episode="game", deal_leaders=None):
         from .. import engine
         from ..bots import code
         from ..kernels.core.heuristic import searches
@@ -81,6 +82,9 @@ class BatchEnv:
         self.bot_codes = np.array(row_codes(bots, "bots"), dtype=np.int64)
         self.deal_bots = None if deal_bots is None else np.array(
             [row_codes(r, f"deal_bots[{i}]") for i, r in enumerate(deal_bots)], dtype=np.int64).reshape(-1, fmt.seats)
+        self.deal_leaders = None if deal_leaders is None else np.array(deal_leaders, dtype=np.int64)
+        if self.deal_leaders is not None and ((self.deal_leaders < 0) | (self.deal_leaders >= fmt.seats)).any():
+            raise ValueError(f"deal_leaders are seats 0 .. {fmt.seats - 1}")
         self.limit = np.int64(2**62 if limit is None else limit)
         self.searching = searches([c for c in codes.values() if c >= 0] or [0])
         self.root = int(seed)
@@ -137,8 +141,12 @@ class BatchEnv:
             if self.deal_bots is not None and e < len(self.deal_bots):
                 given = self.deal_bots[e: e + self.n]
                 self._ebots[: len(given)] = given
+            self._leaders = np.zeros(self.n, dtype=np.int64)
+            if self.deal_leaders is not None and e < len(self.deal_leaders):
+                given = self.deal_leaders[e: e + self.n]
+                self._leaders[: len(given)] = given
             self._seeds_at = e
-        return self._seeds, self._ebots
+        return self._seeds, self._ebots, self._leaders
 
     def _check(self):
         bad = np.flatnonzero(self.gws[:, K.W_ERROR])
@@ -154,10 +162,10 @@ class BatchEnv:
             self.root = int(seed)
         self.episodes = 0
         self._seeds_at = -1
-        seeds, ebots = self._next_seeds()
+        seeds, ebots, leaders = self._next_seeds()
         self.ready[:] = 0
-        self._call("reset_batch", self.mode, self.rules, self.slot_bots, ebots, seeds, np.int64(0), self.limit,
-                   self.states, self._deck, self.streams, self.gws, self.pends, self.playeds, self.prefixes,
+        self._call("reset_batch", self.mode, self.rules, self.slot_bots, ebots, seeds, leaders, np.int64(0),
+                   self.limit, self.states, self._deck, self.streams, self.gws, self.pends, self.playeds, self.prefixes,
                    self.masks, self.endrecs, self.obs, self._ws, self._wsg, self._address, self.caches,
                    self.game_rows)
         self.episodes = self.n
@@ -170,9 +178,9 @@ class BatchEnv:
         tokens = np.ascontiguousarray(tokens, dtype=np.int64)
         if tokens.shape != (self.n,):
             raise ValueError(f"step takes one token per game: shape ({self.n},), not {tokens.shape}")
-        seeds, ebots = self._next_seeds()
+        seeds, ebots, leaders = self._next_seeds()
         begun = self._call(
-            "step_batch", self.mode, self.rules, self.slot_bots, ebots, self.win, tokens, seeds,
+            "step_batch", self.mode, self.rules, self.slot_bots, ebots, self.win, tokens, seeds, leaders,
             np.int64(self.episodes), self.limit, self.states, self._deck, self.streams, self.gws, self.pends,
             self.playeds, self.prefixes, self.masks, self.endrecs, self.obs, self.rewards, self.done, self.winners,
             self.finished, self._ws, self._wsg, self.game_rows, self.rows, self.ready, self._address, self.caches)

@@ -17,10 +17,14 @@ from .policy import load_policy
 BATCH = 128         # games stepped together
 
 
-def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None):
+def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None, series=1, leaders=None):
     """The statistics rows of the games (matches, in a Cassino or match format: one row per round, match by
     match, with `single` one round each) dealt from `seeds`, seat s of game i played by seat_bots[i][s] (a bot
-    spec; policies among them): the rows `play_batch` (`play_matches`) returns for compiled bots."""
+    spec; policies among them): the rows `play_batch` (`play_matches`) returns for compiled bots. With `series`
+    K > 1 the games are series of K matches (P10, the batch starts a series; `_series_rows`); `leaders`: the seat
+    leading each game (a Khasino-family game; 0 without)."""
+    if series > 1:
+        return _series_rows(fmt, seeds, seat_bots, series, batch, ws)
     from khasino_sim.kernels.dispatch import play_matches
     from khasino_sim.kernels.khasino.game import play_batch
     from ..engine import bot_id
@@ -49,6 +53,7 @@ def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None):
         deal_bots = [[None if is_policy(b) else b for b in row] for row in specs[with_policy]]
         count = len(with_policy)
         env = BatchEnv(fmt, n=min(count, batch), deals=seeds[with_policy],
+                       deal_leaders=None if leaders is None else np.asarray(leaders)[with_policy],
                        deal_bots=deal_bots, bots=deal_bots[0], limit=count,
                        episode=("single" if single else "match") if matches else "game")
         got = []
@@ -77,3 +82,34 @@ def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None):
     out = np.empty_like(rows)
     out[np.concatenate([plain, with_policy])] = rows
     return out
+
+
+def _series_rows(fmt, seeds, seat_bots, series, batch, ws):
+    """play_rows for series of `series` matches (P10: the first led by seat 0, each later one by the previous
+    one's loser, `series_leader`): a series without a policy seat is played by the game loop's own series; the
+    series with one (the same bots play a whole series) match by match, the j-th matches of all of them stepped
+    together, each led as the rows of their (j-1)-th say."""
+    from khasino_sim.kernels.khasino.game import play_batch
+    from khasino_sim.kernels.khasino.state import series_leader
+    from ..engine import bot_id
+    n = len(seeds)
+    if n % series:
+        raise ValueError(f"{n} games are not whole series of {series}")
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    specs = np.array([[canonical(b) for b in row] for row in seat_bots], dtype=object).reshape(n, -1)
+    firsts = np.arange(0, n, series)
+    with_policy = np.array([any(is_policy(b) for b in specs[f]) for f in firsts], dtype=bool)
+    rules = fmt.rules_array()
+    rows = np.zeros((n, L.STATS_SIZE), dtype=np.int64)
+    plain = (firsts[~with_policy][:, None] + np.arange(series)[None, :]).ravel()
+    if plain.size:
+        ids = np.vectorize(bot_id, otypes=[np.int64])(specs[plain])
+        rows[plain] = play_batch(rules, seeds[plain], ids, ws=ws, series=series)
+    firsts = firsts[with_policy]
+    leaders = np.zeros(len(firsts), dtype=np.int64)
+    for j in range(series if firsts.size else 0):
+        idx = firsts + j
+        if j:
+            leaders = np.array([series_leader(rules, rows[i - 1]) for i in idx], dtype=np.int64)
+        rows[idx] = play_rows(fmt, seeds[idx], specs[idx], batch=batch, ws=ws, leaders=leaders)
+    return rows
