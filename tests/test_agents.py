@@ -16,13 +16,19 @@ from khasino_sim.formats import FORMATS
 pettingzoo = pytest.importorskip("pettingzoo")
 
 
-def positions(fmt, games=3, seed=0):
-    """Every position of a few random games of `fmt` (a round in Cassino and Kasino)."""
+def positions(fmt, count=1000, seed=0):
+    """The first `count` positions of random games of `fmt` (rounds in Cassino and Kasino), game after game
+    (scripts/check_agents.py checks more)."""
     rng = random.Random(seed)
-    for g in range(games):
+    g = 0
+    while True:
         state = engine.new_game(fmt, seed * 100 + g)
+        g += 1
         while not state["over"]:
             yield state
+            count -= 1
+            if not count:
+                return
             state = rng.choice(engine.legal_moves(state)).result
 
 
@@ -69,14 +75,14 @@ def _shuffle_hidden(state, seat, rng):
 def test_an_observation_does_not_change_when_hidden_cards_are_permuted(fmt):
     rng = random.Random(7)
     checked = 0
-    for state in positions(fmt, games=2, seed=3):
+    for state in positions(fmt, 1000, seed=3):
         if state.get("decision"):
             continue                # a 4p decision names the mover's card; the bots' own test covers it
         for seat in range(len(state["hands"])):
             other = _shuffle_hidden(state, seat, rng)
             assert np.array_equal(observe(state, seat, ["5H"]), observe(other, seat, ["5H"]))
             checked += 1
-    assert checked > 20
+    assert checked > 1000
     # and the observation does see the seat's own hand
     state = engine.new_game(fmt, 1)
     hand = observe(state, state["to_move"])[OFFSETS["hand"][0]: OFFSETS["hand"][1]]
