@@ -94,17 +94,22 @@ def test_whole_batches_reach_the_ends_and_begin_the_next_episodes():
 
 
 def test_a_run_is_a_function_of_its_seed_and_tokens():
-    def run():
-        env = BatchEnv("cassino", n=4, seed=9)
+    """The same seed and tokens give the same run, whether the arrays are returned copied or the environment's
+    own (copy=False: the same arrays each step, rewritten)."""
+    def run(copy):
+        env = BatchEnv("cassino", n=4, seed=9, copy=copy)
         obs, mask = env.reset()
         rng = np.random.default_rng(3)
         out = []
         for _ in range(400):
             tokens = [int(rng.choice(np.flatnonzero(m))) for m in mask]
-            obs, mask, rewards, done = env.step(tokens)
-            out.append((obs.sum(), rewards.sum(), tuple(done)))
+            got = env.step(tokens)
+            assert all((a is b) != copy for a, b in zip(got[:3], (env.obs, env.masks, env.rewards)))
+            obs, mask, rewards, done = got
+            assert done.dtype == bool
+            out.append((obs.tobytes(), mask.tobytes(), rewards.sum(), tuple(done)))
         return out
-    assert run() == run()
+    assert run(True) == run(True) == run(False)
 
 
 def test_a_seat_sees_no_hidden_card():

@@ -44,11 +44,14 @@ class BatchEnv:
     deals it), "match" (a whole match, to its target in Cassino, C7, of its rounds in Kasino, N7, dealt as
     `simulate` deals them; the returns are match totals, Kasino's negated) or "single" (a match of one round, as
     `simulate --rounds 1`). After each step, where `ready` is True a game (a round) ended and `rows` holds its statistics row, as the game loop writes it
-    (kernels/core/layout.py, G_*; G_MATCH: its episode)."""
+    (kernels/core/layout.py, G_*; G_MATCH: its episode).
+
+    `copy` (as Gymnasium's vector environments): False returns the environment's own arrays from `reset` and
+    `step`, which the next step overwrites (no copying: a loop that reads them before stepping on)."""
 
     def __init__(self, format="khasino", n=64, reward="points", options=None, seed=0, bots=None,
                  table_rows=TABLE_ROWS, cache_words=CACHE_WORDS, deals=None, deal_bots=None, limit=None,
-                 episode="game", deal_leaders=None):
+                 episode="game", deal_leaders=None, copy=True):
         from .. import engine
         from ..bots import code
         from ..kernels.core.heuristic import searches
@@ -76,6 +79,7 @@ class BatchEnv:
 
         self.fmt, self.n, self.seats = fmt, int(n), fmt.seats
         self.win = reward == "win"
+        self.copy = bool(copy)
         self.mode = np.int64(EPISODES.index(episode))
         self.rules = fmt.rules_array()
         self.family = int(self.rules[L.R_FAMILY])
@@ -149,9 +153,8 @@ class BatchEnv:
         return self._seeds, self._ebots, self._leaders
 
     def _check(self):
-        bad = np.flatnonzero(self.gws[:, K.W_ERROR])
-        if bad.size:
-            g = int(bad[0])
+        if self.gws[:, K.W_ERROR].any():
+            g = int(np.flatnonzero(self.gws[:, K.W_ERROR])[0])
             raise RuntimeError(f"game {g} (episode {int(self.gws[g, K.W_EPISODE])}) has no legal move or overflowed "
                                f"a scratch bound: never in reachable play (docs/ENGINE.md)")
 
@@ -170,6 +173,8 @@ class BatchEnv:
                    self.game_rows)
         self.episodes = self.n
         self._check()
+        if not self.copy:
+            return self.obs, self.masks
         return self.obs.copy(), self.masks.copy()
 
     def step(self, tokens):
@@ -191,6 +196,8 @@ class BatchEnv:
             raise ValueError(f"game {g}: token {t} ({name}) is not allowed by its mask")
         self.episodes += begun
         self._check()
+        if not self.copy:
+            return self.obs, self.masks, self.rewards, self.done.view(np.bool_)
         return self.obs.copy(), self.masks.copy(), self.rewards.copy(), self.done.astype(bool)
 
     @property

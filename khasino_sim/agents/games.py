@@ -55,7 +55,7 @@ def play_rows(fmt, seeds, seat_bots, single=False, batch=BATCH, ws=None, series=
         env = BatchEnv(fmt, n=min(count, batch), deals=seeds[with_policy],
                        deal_leaders=None if leaders is None else np.asarray(leaders)[with_policy],
                        deal_bots=deal_bots, bots=deal_bots[0], limit=count,
-                       episode=("single" if single else "match") if matches else "game")
+                       episode=("single" if single else "match") if matches else "game", copy=False)
         got = []
         obs, mask = env.reset()
         left = count
