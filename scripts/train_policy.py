@@ -11,6 +11,7 @@ the batch go on with the updated weights).
 Run in the docs, not in the test suite."""
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -46,6 +47,7 @@ def main():
     ap.add_argument("--opponent", default="random", help="the bot trained against [default: random]")
     ap.add_argument("--out", default="results/policy-khasino.npz")
     a = ap.parse_args()
+    Path(a.out).parent.mkdir(parents=True, exist_ok=True)     # before training, not after
     rng = np.random.default_rng(a.seed)
     policy = LinearPolicy(fmt=a.format)
     baseline, wins, t = 0.0, [], time.time()

@@ -10,7 +10,7 @@ def env(**kwargs):
 
 
 def batch_env(**kwargs):
-    """khasino_sim.agents.batch.BatchEnv: N games of a Khasino- or Cassino-family format stepped together in
+    """khasino_sim.agents.batch.BatchEnv: N games of any format stepped together in
     the compiled core (numpy only, no extra needed)."""
     from .batch import BatchEnv
     return BatchEnv(**kwargs)

@@ -11,7 +11,7 @@ STAY, DECLINE) then END.
 The engine lists a move once per distinct position right after it (P7), but may reach that position by
 several group structures (a build made with two groups at once, or made and followed up): a move's sequence is
 the least (lexicographically) of the sequences of the ways it can be made, so each legal move has exactly one
-sequence and each allowed sequence is exactly one legal move (tests/test_agents_actions.py checks the
+sequence and each allowed sequence is exactly one legal move (tests/test_agents.py checks the
 bijection on random positions of every format)."""
 import numpy as np
 
