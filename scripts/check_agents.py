@@ -35,7 +35,8 @@ def check(fmt, positions, seed):
             where = f"{fmt} seed {seed} game {game - 1} position {done_pos}"
             seqs_done, seqs = walk(state)
             keys = [seqs[s] for s in seqs_done]
-            legal = [m.key for m in engine.iter_moves(state)]
+            listed = list(engine.iter_moves(state))
+            legal = [m.key for m in listed]
             assert len(seqs_done) == len(set(seqs_done)) == len(set(keys)) == len(legal), where
             assert set(keys) == set(legal), where
             moves += len(legal)
@@ -46,7 +47,7 @@ def check(fmt, positions, seed):
                     assert np.array_equal(observe(state, seat, played), observe(other, seat, played)), where
                     views += 1
             done_pos += 1
-            state = rng.choice(engine.legal_moves(state)).result
+            state = rng.choice(listed).result
     return done_pos, moves, views, game
 
 
