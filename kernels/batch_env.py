@@ -557,8 +557,8 @@ def deal_round(rules, seed, rnd, st, deck, stream, row):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def start_row(row, seed, leader, dealer, rnd, stream):
-    """A round's statistics row begun (its seed, leader, dealer and round; the rest zero) and its bot stream
-    seeded, as the match loops begin them."""
+    """A statistics row begun (its seed, leader, dealer and round, a Khasino game's 0 and 0; the rest zero) and
+    its bot stream seeded, as the game loops begin them."""
     for i in range(row.shape[0]):
         row[i] = 0
     row[G_SEED] = np.int64(seed)
@@ -644,16 +644,12 @@ def start_game(family, mode, rules, seed, leader, st, deck, stream, gw, row):
         deal_kasino_round(rules, seed if mode == EP_GAME else round_seed(seed, 1), 1,
                           1 if mode == EP_SINGLE else rules[R_MATCH_ROUNDS], st, deck, stream, row)
     else:
-        for i in range(row.shape[0]):
-            row[i] = 0
-        row[G_SEED] = np.int64(seed)
-        row[G_LEADER2] = -1
-        row[G_AHEAD1] = -1
         shuffle_deck(deck, rules[R_DECK], np.uint64(seed), stream)
         init_state(st, rules, deck)
         st[S_TO_MOVE] = leader
-        row[G_LEADER] = leader
-        stream[0] = bot_stream_seed(np.uint64(seed))
+        start_row(row, np.uint64(seed), leader, 0, 0, stream)
+        row[G_LEADER2] = -1
+        row[G_AHEAD1] = -1
     gw[W_PHASE] = PH_LEAD if rules[R_LEAD_CHOICE] else PH_MOVE
 
 

@@ -193,6 +193,8 @@ def test_a_policy_plays_series(policies, tmp_path):
     ids = np.array([[engine.bot_id("greedy"), engine.bot_id("random"), engine.bot_id("random")]] * 4)
     np.testing.assert_array_equal(rows[4:8], play_batch(f.rules_array(), seeds[4:8], ids, series=4))
     assert len(set(rows[:, L.G_LEADER])) > 1
+    with pytest.raises(ValueError, match="whole series"):     # a series whose bots change within it
+        play_rows(f, seeds[:8], bots[2:10], series=4)
     out = simulate("khasino-3p", 12, (pol, "random", "greedy"), seed=4, out=tmp_path / "s", series=3)
     games = load(out, "games")
     assert len(games) == 12 and list(games.series.unique()) == [0, 1, 2, 3]

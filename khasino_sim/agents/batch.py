@@ -134,21 +134,19 @@ class BatchEnv:
         return f(self.family, self.searching, *args)
 
     def _next_seeds(self):
-        """The seeds and bots of the next n episodes."""
+        """The seeds, bots and leading seats of the next n episodes: the given ones (`deals`, `deal_bots`,
+        `deal_leaders`) where they reach, else the root seed's, `bots` and seat 0."""
         if self._seeds_at != self.episodes:
             e = self.episodes
-            self._seeds = seeds_for(self.root, e, self.n)
-            if self.deals is not None and e < len(self.deals):
-                given = self.deals[e: e + self.n]
-                self._seeds[: len(given)] = given
-            self._ebots = np.repeat(self.bot_codes[None, :], self.n, axis=0)
-            if self.deal_bots is not None and e < len(self.deal_bots):
-                given = self.deal_bots[e: e + self.n]
-                self._ebots[: len(given)] = given
-            self._leaders = np.zeros(self.n, dtype=np.int64)
-            if self.deal_leaders is not None and e < len(self.deal_leaders):
-                given = self.deal_leaders[e: e + self.n]
-                self._leaders[: len(given)] = given
+
+            def given(default, per_episode):
+                if per_episode is not None and e < len(per_episode):
+                    part = per_episode[e: e + self.n]
+                    default[: len(part)] = part
+                return default
+            self._seeds = given(seeds_for(self.root, e, self.n), self.deals)
+            self._ebots = given(np.repeat(self.bot_codes[None, :], self.n, axis=0), self.deal_bots)
+            self._leaders = given(np.zeros(self.n, dtype=np.int64), self.deal_leaders)
             self._seeds_at = e
         return self._seeds, self._ebots, self._leaders
 
