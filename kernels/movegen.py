@@ -12,7 +12,7 @@ from numba.extending import overload
 
 from .cassino.moves import gen_hand_cassino
 from .core.layout import C_FOUND, C_OVERFLOW, C_SEEN, C_SINK, FAMILY_CASSINO, SINK_GREEDY
-from .core.sink import sink_begin
+from .core.sink import listing_begin
 from .core.specialise import JIT_OPTIONS, call, literal_value, one_deck_family
 from .khasino.moves import gen_hand, prepare_position
 
@@ -78,9 +78,13 @@ def _generate(family, st, rules, p, ws):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def list_moves(family, st, rules, p, ws, mode, lo, hi):
-    """Generate seat p's moves into a listing workspace: candidates lo .. hi-1 (generation order) are written
-    from WS_LIST as records (SINK_LIST) or keys (SINK_KEYS). Returns the total number of candidates."""
-    sink_begin(ws, mode, 0, lo, hi)
+    """Generate seat p's moves into a listing workspace. SINK_LIST: candidates lo .. hi-1 (generation order)
+    are written from WS_LIST as records, and the generation stops at the first candidate past them
+    (ws[C_STOP] = 1: there are more). SINK_KEYS: the distinct keys of the class key mod 2**hi == lo are
+    counted in the key table from WS_LIST (C_KCOUNT, C_KZERO), the class halved as it fills (C_LIST_HI its
+    final bits). Other modes (SINK_USER, SINK_SELECT: kernels/batch_env.py) as the game path's. Returns the
+    number of candidates offered (duplicates by key included)."""
+    listing_begin(ws, mode, lo, hi)
     return generate(family, st, rules, p, ws)
 
 

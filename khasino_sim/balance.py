@@ -22,14 +22,13 @@ variant's games differ from the first variant's, and per varied rule how often t
 RULE_COUNTERS) and how many deals it changed. The tests leave out metrics that cannot differ and are read with
 Holm's correction over every test made; p is a real number floored at 1e-300, its log10 exact."""
 import itertools
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from . import storage
+from . import files, run_folder, storage
 from .families import family_of
 from .formats import get_format, options_of, with_options
 from .stats import P_FLOOR, Z95, holm, p_text, p_value, sign_test_log10p, wilson  # noqa: F401
@@ -114,22 +113,21 @@ def run(format, vary, bots, games, seed=0, out="results/balance", options=None, 
     for v in variants:          # validate every variant (and the bots) before anything is written
         runs.validate(runs.RunSpec(format=format, games=int(games), bots=tuple(bots), seed=int(seed),
                                    options={**options, **v}, shard_size=int(shard_size)))
-    manifest = _read(out)
-    if manifest is not None and manifest.get("spec") != spec and not force:
-        raise BalanceError(f"{out} holds another study (use --force to replace it, or another --out)")
-    if manifest is None and out.exists() and any(out.iterdir()) and not force:
-        raise BalanceError(f"{out} is not empty and holds no balance study (use --force, or another --out)")
-    out.mkdir(parents=True, exist_ok=True)
-    entries = [{"name": f"v{k}", "label": label(v), "options": {n: text(x) for n, x in v.items()}}
-               for k, v in enumerate(variants)]
-    _write(out, {"spec": spec, "variants": entries, "command": command})
-    for entry, v in zip(entries, variants):
-        if log:
-            log(f"variant {entry['name']}: {entry['label']}")
-        runs.simulate(format=format, games=games, bots=bots, seed=seed, out=out / VARIANTS / entry["name"],
-                      workers=workers, shard_size=shard_size, options={**options, **v}, dask=dask,
-                      resume=resume, force=force, quiet=quiet, command=command, backend=backend,
-                      tags={"variant": entry["label"], **{f"variant_{n}": text(x) for n, x in v.items()}})
+    with runs.holding(out, command, BalanceError):
+        manifest = run_folder.claim(out, "balance", force, BalanceError, _read)
+        if manifest is not None and manifest.get("spec") != spec:
+            raise BalanceError(f"{out} holds another study (use --force to replace it, or another --out)")
+        entries = [{"name": f"v{k}", "label": label(v), "options": {n: text(x) for n, x in v.items()}}
+                   for k, v in enumerate(variants)]
+        run_folder.write_manifest(out, {"spec": spec, "variants": entries, "command": command}, MANIFEST)
+        files.make_folder(out / VARIANTS)
+        for entry, v in zip(entries, variants):
+            if log:
+                log(f"variant {entry['name']}: {entry['label']}")
+            runs.simulate(format=format, games=games, bots=bots, seed=seed, out=out / VARIANTS / entry["name"],
+                          workers=workers, shard_size=shard_size, options={**options, **v}, dask=dask,
+                          resume=resume, force=force, quiet=quiet, command=command, backend=backend,
+                          tags={"variant": entry["label"], **{f"variant_{n}": text(x) for n, x in v.items()}})
     return out
 
 
@@ -150,21 +148,14 @@ def _run_spec(s):
 
 
 def _read(out):
-    manifest = storage.read_manifest(out, MANIFEST)
+    manifest = run_folder.read_manifest(out, MANIFEST)
     variants = manifest.get("variants") if manifest is not None else None
     if manifest is not None and not (
             isinstance(variants, list) and variants and _run_spec(manifest.get("spec"))
             and all(isinstance(e, dict) and isinstance(e.get("name"), str) and isinstance(e.get("label"), str)
                     for e in variants)):
-        raise storage.RunFolderError(f"{Path(out) / MANIFEST} is damaged: not a balance study's manifest")
+        raise run_folder.RunFolderError(f"{Path(out) / MANIFEST} is damaged: not a balance study's manifest")
     return manifest
-
-
-def _write(out, manifest):
-    path = Path(out) / MANIFEST
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True))
-    tmp.replace(path)
 
 
 def study_runs(out):
@@ -174,25 +165,24 @@ def study_runs(out):
     manifest = _read(out)
     if manifest is not None:
         return manifest, [(e["label"], out / VARIANTS / e["name"]) for e in manifest["variants"]]
-    run = storage.read_manifest(out)
+    run = run_folder.read_manifest(out)
     if run is None or "spec" not in run:
         raise BalanceError(f"{out} holds no balance study, tournament or simulate run")
     s = run["spec"]
     if not _run_spec(s):
-        raise storage.RunFolderError(f"{out / storage.MANIFEST} is damaged: its spec is not a run's")
+        raise run_folder.RunFolderError(f"{out / run_folder.MANIFEST} is damaged: its spec is not a run's")
     spec = {"kind": "simulate", "format": s["format"], "bots": s["bots"], "games": s["games"], "seed": s["seed"],
             "options": s.get("options", {}), "vary": []}
     return {"spec": spec, "variants": [{"name": ".", "label": "as run", "options": {}}]}, [("as run", out)]
 
 
-def _table(folder, table, part, key):
-    """One shard of a run's `table`, RunFolderError (one line) unless it holds the table's `key` column (a file
-    moved from another table or run reads back, but not as this one)."""
-    import pyarrow.parquet as pq
-    t = pq.read_table(Path(folder) / table / part)
+def _table(path, key, folder):
+    """One shard file of a run's table (checked against its manifest already), RunFolderError (one line) unless
+    it holds the table's `key` column (a file of another table reads back, but not as this one)."""
+    t = pq.read_table(path)
     if key not in t.column_names:
-        raise storage.RunFolderError(f"the results in {folder} do not read as a khasino run's tables ({table}/{part} "
-                                     f"has no {key!r} column)")
+        raise run_folder.RunFolderError(f"the results in {folder} do not read as a khasino run's tables "
+                                        f"({Path(path).parent.name}/{Path(path).name} has no {key!r} column)")
     return t
 
 
@@ -200,7 +190,8 @@ def load(out, table="games"):
     """Every variant's rows of a study as one DataFrame (`games` or `seats`), with its variant columns."""
     import pandas as pd
     _, folders = study_runs(out)
-    return pd.concat([pd.read_parquet(Path(f) / table) for _, f in folders], ignore_index=True)
+    return pd.concat([pd.read_parquet(p) for _, f in folders for p in run_folder.verified_tables(f, table)],
+                     ignore_index=True)
 
 
 # ---- statistics ----------------------------------------------------------------------------------------------
@@ -369,10 +360,12 @@ def summarize(out):
     game), and are read with Holm's correction over all the tests made."""
     manifest, folders = study_runs(out)
     spec = manifest["spec"]
-    runs_ = [storage.read_manifest(f) for _, f in folders]
-    for (lab, f), m in zip(folders, runs_):
+    for lab, f in folders:
+        m = run_folder.read_manifest(f)
         if m is None or not m.get("complete"):
             raise BalanceError(f"variant {lab} in {f} is not complete (finish it with --resume)")
+    files_of = [(run_folder.verified_tables(f, storage.GAMES), run_folder.verified_tables(f, storage.SEATS))
+                for _, f in folders]
     fmt = with_options(get_format(spec["format"]), spec.get("options") or {})
     misere = family_of(fmt).misere
     cats = categories(fmt)
@@ -382,11 +375,9 @@ def summarize(out):
     acc = [{"n": 0, "wins": np.zeros(u, np.int64), "ties": 0, "score": np.zeros(u), "margin": np.zeros(u),
             "margin2": np.zeros(u), "hist": {}, "leader": 0, "length": 0.0, "length2": 0.0,
             "events": {}, "cats": {}, "halves": {}, "counters": {}} for _ in range(nv)]
-    shards = sorted(Path(folders[0][1], storage.GAMES).glob("part-*.parquet"))
-    if not shards:
-        raise BalanceError(f"{folders[0][1]} holds no games")
+    shards = files_of[0][0]
     game_cols = pq.read_schema(shards[0]).names
-    seat_cols = pq.read_schema(Path(folders[0][1]) / storage.SEATS / shards[0].name).names
+    seat_cols = pq.read_schema(files_of[0][1][0]).names
     events = [e for e in EVENTS if e in game_cols]
     cats = {c: x for c, x in cats.items() if x[0] in seat_cols}
     pair_names = METRICS + tuple(f"{e} per game" for e in events)
@@ -395,11 +386,11 @@ def summarize(out):
     seen = _Range()
     leader_is_unit0 = True
     second_same = True          # the second deal's leader is the first's in every game (K14 option 0)
-    for part in shards:
+    for i, part in enumerate(shards):
         metrics, stored = [], []
-        for _, f in folders:
-            games = _table(f, storage.GAMES, part.name, "winner")
-            seats = _table(f, storage.SEATS, part.name, "seat")
+        for (_, f), (games_files, seats_files) in zip(folders, files_of):
+            games = _table(games_files[i], "winner", f)
+            seats = _table(seats_files[i], "seat", f)
             m = _game_metrics(games, seats, fmt, cats, unit_seats, misere, events)
             m["counters"] = _counters(games, seats)
             metrics.append(m)

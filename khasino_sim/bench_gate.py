@@ -126,13 +126,10 @@ def load_report(path):
 
 
 def write_report(report, path):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
-    os.replace(tmp, path)
+    """The report as JSON at `path`, written whole and never through a symbolic link (khasino_sim/files.py)."""
+    from .files import make_folder, write_text
+    make_folder(os.path.dirname(os.path.abspath(path)))
+    write_text(path, json.dumps(report, indent=1) + "\n")
 
 
 def cell_key(cell):

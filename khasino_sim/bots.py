@@ -5,6 +5,7 @@ clear line per bad spec, and the process's bot table that gives a bot with param
 spec with parameters is a row of the bot table (kernels/core/heuristic.py, `BOT_TABLE`), its code BOT_TABLE_BASE +
 row, the same in every thread of a process."""
 import os
+import re
 
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
@@ -55,7 +56,9 @@ class BotSpecError(ValueError):
 
 
 def parse(spec):
-    """(name, params) of a spec; params holds every parameter of the bot (defaults filled in)."""
+    """(name, params) of a spec; params holds every parameter of the bot (defaults filled in). BotSpecError
+    (one line) for an unknown bot or parameter, a parameter without a value or given twice (the last would
+    silently win), a value out of range, and parameters on a bot file's name."""
     text = str(spec).strip()
     text = ALIASES.get(text, text)
     if text == "file" or text.startswith("file:"):
@@ -71,32 +74,60 @@ def parse(spec):
         return "policy", {"path": os.path.abspath(os.path.expanduser(path))}
     name, sep, rest = text.partition(":")
     name = name.strip()
+    if name in ALIASES and sep:
+        raise BotSpecError(f"{name} is a bot file ({ALIASES[name][5:]}); a bot file takes no parameters, "
+                           f"name it alone: {name}")
     if name not in BOTS:
-        raise BotSpecError(f"unknown bot {name!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
+        raise BotSpecError(f"unknown bot {_clip(name)!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
     params = dict(BOTS[name][1])
     if sep:
         if not rest.strip():
-            raise BotSpecError(f"bot spec {text!r}: give key=value parameters after ':'")
-        for part in rest.split(","):
-            key, eq, value = part.partition("=")
-            key = key.strip()
-            if not eq or key not in params:
+            raise BotSpecError(f"bot spec {_clip(text)!r}: give key=value parameters after ':'")
+        given = set()
+        for part in (p for p in rest.split(",") if p.strip()):
+            key, eq, value = (x.strip() for x in part.partition("="))
+            if key not in params:
                 known = ", ".join(params) or "none"
-                raise BotSpecError(f"bot spec {text!r}: {name} has no parameter {key!r} (parameters: {known})")
-            if key == "policy":
-                if value.strip() not in POLICIES:
-                    raise BotSpecError(f"bot spec {text!r}: policy is one of {', '.join(POLICIES)}, "
-                                       f"not {value.strip()!r}")
-                params[key] = POLICIES.index(value.strip())
-                continue
-            try:
-                params[key] = int(value)
-            except ValueError:
-                raise BotSpecError(f"bot spec {text!r}: {key} takes an integer, not {value.strip()!r}") from None
-            lo, hi = LIMITS.get(key, (-10**6, 10**6))
-            if not lo <= params[key] <= hi:
-                raise BotSpecError(f"bot spec {text!r}: {key} must be in {lo}..{hi}, not {params[key]}")
+                raise BotSpecError(f"bot spec {_clip(text)!r}: {name} has no parameter {_clip(key)!r} "
+                                   f"(parameters: {known})")
+            if not value:
+                raise BotSpecError(f"bot spec {_clip(text)!r}: {_needs_value(name, key)}")
+            if key in given:        # else the last would silently win
+                raise BotSpecError(f"bot spec {_clip(text)!r}: {key} is given twice; give each parameter once")
+            given.add(key)
+            params[key] = _value(text, key, value)
     return name, params
+
+
+def _clip(text, width=60):
+    """`text` cut to `width` characters, so that a message stays one short line whatever was typed."""
+    text = str(text)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _needs_value(name, key):
+    """What to say of a parameter given without a value."""
+    example = "|".join(POLICIES) if key == "policy" else "N"
+    return f"{key} needs a value: {name}:{key}={example}"
+
+
+def _value(text, key, value):
+    """A parameter's value from its text: a playout policy's BOT_* code, or an integer within its limits."""
+    if key == "policy":
+        if value not in POLICIES:
+            raise BotSpecError(f"bot spec {_clip(text)!r}: policy is one of {', '.join(POLICIES)}, "
+                               f"not {_clip(value, 20)!r}")
+        return POLICIES.index(value)
+    lo, hi = LIMITS.get(key, (-10**6, 10**6))
+    try:
+        number = int(value)
+    except ValueError:
+        if not re.fullmatch(r"[+-]?\d+", value):
+            raise BotSpecError(f"bot spec {_clip(text)!r}: {key} takes an integer, not {_clip(value, 20)!r}") from None
+        number = None           # more digits than Python converts: out of range anyway
+    if number is None or not lo <= number <= hi:
+        raise BotSpecError(f"bot spec {_clip(text)!r}: {key} must be in {lo}..{hi}, not {_clip(value, 20)}")
+    return number
 
 
 def canonical(spec):
@@ -177,6 +208,19 @@ def add_bot_file(path):
     return name
 
 
+def add_bot_files(paths):
+    """Every --bot-file of one command (add_bot_file). Two different files with one stem are refused, naming
+    both: the second would silently replace the first. The same file given twice is one bot. Returns the names."""
+    named = {}
+    for path in paths:
+        name = add_bot_file(path)
+        first = named.setdefault(name, path)
+        if not os.path.samefile(first, path):
+            raise BotSpecError(f"--bot-file {first} and --bot-file {path} both name a bot {name!r} (a bot file's "
+                               "name is its stem); rename one of the files")
+    return list(named)
+
+
 def check_playable(names, family, format_name=None):
     """One line if a user bot's file does not load (loaded here, before any worker starts; every family has
     a view, khasino_sim/userbots.py, VIEWS), or a trained policy cannot play: a file that is not a policy, or
@@ -201,7 +245,18 @@ def split_list(text):
         if "=" in item and ":" not in item and out:
             out[-1] += "," + item
         else:
+            _check_not_a_parameter(out[-1] if out else None, item)
             out.append(item)
     for s in out:
         parse(s)
     return [canonical(s) for s in out]
+
+
+def _check_not_a_parameter(previous, item):
+    """A bare word after a bot with parameters that names none of the bots but one of that bot's parameters
+    (`heuristic:cards=1,spades`) is a parameter without its value, not an unknown bot."""
+    if previous is None or ":" not in previous or item in BOTS or item in ALIASES or ":" in item:
+        return
+    name = previous.partition(":")[0].strip()
+    if item in BOTS.get(name, ("", {}))[1]:
+        raise BotSpecError(f"bot spec {_clip(previous + ',' + item)!r}: {_needs_value(name, item)}")

@@ -23,8 +23,8 @@ from .userbots import watching
 
 BOTS = {name: i for i, name in enumerate(L.BOT_NAMES)}
 
-LIST_RECORDS = 2048          # move records per listing window (a 3.4 MB workspace)
-LIST_KEYS = 1 << 18          # keys per counting window (2 MB)
+LIST_RECORDS = 2048          # move records per listing window (a listing workspace of 3.3 MB)
+KEY_SLOTS = 1 << 22          # slots of count_moves' key table (32 MiB): at most 2**21 keys a pass
 
 _LOCAL = threading.local()
 
@@ -36,7 +36,7 @@ def _workspace(kind="game"):
     from khasino_sim.kernels.core.tree import search_words
     ws = getattr(_LOCAL, kind, None)
     if ws is None or (kind == "game" and ws.shape[0] < L.WS_SIZE + (search_words(search_iterations()) if search_iterations() else 0)):
-        extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-LIST_KEYS // L.REC_SIZE)}[kind]
+        extra = {"game": 0, "list": LIST_RECORDS, "keys": -(-KEY_SLOTS // L.REC_SIZE)}[kind]
         ws = new_workspace(extra)
         setattr(_LOCAL, kind, ws)
     return install_bot_table(ws)
@@ -209,20 +209,25 @@ def _lister(fmt):
 
 def _records(st, rules, p, lister=list_window):
     """Every candidate move record of seat p (duplicates by key included), window by window: each window
-    is copied out of the workspace, so memory is bounded by the window, not by the position."""
+    is copied out of the workspace, so memory is bounded by the window, not by the position. A window's
+    generation stops at the first candidate past it (the kernel sets C_STOP: there are more), so the first
+    window costs its own candidates, whatever the position's size, and window k the k * LIST_RECORDS
+    candidates before it (generated again, not written)."""
     ws = _workspace("list")
+    size = min(LIST_RECORDS, (ws.shape[0] - L.WS_LIST) // L.REC_SIZE)     # no more than the workspace holds
     lo = 0
     while True:
-        total = lister(st, rules, p, ws, L.SINK_LIST, lo, lo + LIST_RECORDS)
+        total = lister(st, rules, p, ws, L.SINK_LIST, lo, lo + size)
         _check(ws)
-        count = min(total, lo + LIST_RECORDS) - lo
+        more = bool(ws[L.C_STOP])
+        count = size if more else min(total, lo + size) - lo
         if count <= 0:
             return
         recs = ws[L.WS_LIST: L.WS_LIST + count * L.REC_SIZE].reshape(count, L.REC_SIZE).copy()
         yield from recs
-        lo += LIST_RECORDS
-        if lo >= total:
+        if not more:
             return
+        lo += size
 
 
 def decision_key(kind, option):
@@ -365,29 +370,40 @@ def legal_moves(state, limit=None):
 
 
 def count_moves(state):
-    """The number of distinct legal moves (P7) of the seat to move, without building them: keys only,
-    window by window (memory: one window plus the distinct keys). 0 once the game is over."""
+    """The number of distinct legal moves (P7) of the seat to move, without building them, exact, in fixed
+    memory (one key table, `KEY_SLOTS`): 0 once the game is over."""
     fmt, st, decision = parse(state)
     rules = fmt.rules_array()
     if st[L.S_OVER]:
         return 0
     if decision is not None:
         return 2
-    lister = _lister(fmt)
-    p = int(st[L.S_TO_MOVE])
-    ws = _workspace("keys")
-    seen = None
-    lo = 0
-    while True:
-        total = lister(st, rules, p, ws, L.SINK_KEYS, lo, lo + LIST_KEYS)
+    n = _count_keys(st, rules, int(st[L.S_TO_MOVE]), _lister(fmt), _workspace("keys"))
+    return max(1, n)   # with no legal move the K11 fallback is the one move
+
+
+def _count_keys(st, rules, p, lister, ws, passes=None):
+    """The distinct keys of seat p's candidates, class by class: a pass over the moves counts the keys of one
+    class (key mod 2**b == r) in the workspace's key table (SINK_KEYS); where the class holds more keys than
+    half the table, the kernel halves it as it goes (keeping bit b clear, b + 1) and each half it let go, (r +
+    2**i, i + 1), is a class for a later pass. The classes counted partition the 64-bit keys, so the sum is
+    exact; memory is the table, whatever the position (docs/ENGINE.md, "Listing"). `passes`: a list to which
+    each pass's (r, b, final b, keys) is appended (tests)."""
+    if ws.shape[0] - L.WS_LIST < 4:
+        raise ValueError("count_moves needs a key table of at least 4 slots")
+    todo = [(0, 0)]
+    total = 0
+    while todo:
+        r, b = todo.pop()
+        lister(st, rules, p, ws, L.SINK_KEYS, r, b)
         _check(ws)
-        count = max(0, min(total, lo + LIST_KEYS) - lo)
-        keys = np.unique(ws[L.WS_LIST: L.WS_LIST + count])
-        seen = keys if seen is None else np.union1d(seen, keys)
-        lo += LIST_KEYS
-        if lo >= total:
-            break
-    return max(1, len(seen))   # with no legal move the K11 fallback is the one move
+        final = int(ws[L.C_LIST_HI])
+        found = int(ws[L.C_KCOUNT]) + int(ws[L.C_KZERO])
+        total += found
+        if passes is not None:
+            passes.append((r, b, final, found))
+        todo += [(r + (1 << i), i + 1) for i in range(b, final)]
+    return total
 
 
 def scratch_high_water(state):

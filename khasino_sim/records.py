@@ -12,14 +12,17 @@ from the match totals after round r - 1 (C7, N7), exactly as kernels/cassino/gam
 play them; `--rounds 1` runs play round 1 alone.
 """
 import json
-import os
 import re
 from pathlib import Path
+
+from .text import printable
 
 SCHEMA = 1
 RECORDS = "records.jsonl"
 MAX_ROUNDS = 200        # a Cassino match to 21 ends within a few rounds: a guard against a loop
 WHERE_CAP = 100         # --record-where without --record N: at most this many games
+MAX_LINE = 16 * 2**20   # bytes of one record (a line): a Khasino game takes about 6 KB, a long Cassino match 100 KB
+PROBE = 2**20           # bytes is_record_file reads
 
 
 class RecordError(ValueError):
@@ -146,19 +149,28 @@ def parse_games(text):
     return games
 
 
-def check_where(where, columns):
-    """RecordError unless `where` is a pandas query over the games table's `columns` (checked on an empty table
-    before any game is played)."""
-    import pandas as pd
+def where_filter(where, columns):
+    """The filter (khasino_sim/filters.py) of --record-where `where` over `columns` (name -> "number" or
+    "text"); RecordError (one line) on a bad one. Checked against the run's columns before any game is played."""
+    from .filters import FilterError, parse
     try:
-        pd.DataFrame({c: pd.Series(dtype="int64") for c in columns}).query(where)
-    except Exception as e:          # pandas raises a zoo: UndefinedVariableError, SyntaxError, TypeError...
-        first = str(e).splitlines()[0] if str(e) else type(e).__name__
-        raise RecordError(f"--record-where {where!r}: {first} (columns: {', '.join(columns)})") from None
+        return parse(where, columns)
+    except FilterError as e:
+        raise RecordError(f"--record-where {_where_text(where)}: {e}") from None
 
 
-def games_columns(spec):
-    """The columns of the games table of a run of `spec` (for --record-where), from one empty game's tables."""
+def check_where(where, columns):
+    """RecordError unless `where` is a filter over the games table's `columns` (name -> "number" or "text")."""
+    where_filter(where, columns)
+
+
+def _where_text(where):
+    return repr(printable(where, 120))
+
+
+def games_schema(spec):
+    """The columns of the games table of a run of `spec` (for --record-where) as a filter sees them (name ->
+    "number" or "text"), from one empty game's tables."""
     import numpy as np
     from khasino_sim.kernels.core import layout as L
     from . import storage
@@ -168,7 +180,8 @@ def games_columns(spec):
     codes = np.zeros((1, len(spec.bots)), dtype=np.int8)
     tables = (storage.match_tables if spec.matches() else storage.shard_tables)(
         rows, 0, codes, spec.bot_names(), fmt.name, fmt.rules_hash(), _meta(spec, 0, 0, 1, ""))
-    return tables[0].column_names
+    from .filters import kinds_of_schema
+    return kinds_of_schema(tables[0].schema)
 
 
 def selection(count=None, where=None, games=None):
@@ -190,9 +203,8 @@ def selection(count=None, where=None, games=None):
 
 
 def _chosen_rows(out, choice, n_games):
-    import pandas as pd
-    from . import storage
-    games = pd.read_parquet(Path(out) / storage.GAMES).sort_values("game", ignore_index=True)
+    from .runs import load
+    games = load(out, "games").sort_values("game", ignore_index=True)
     if "first" in choice:
         return games[games["game"] < choice["first"]]
     if "games" in choice:
@@ -200,11 +212,9 @@ def _chosen_rows(out, choice, n_games):
         if missing:
             raise RecordError(f"--record-games: the run has games 0 .. {n_games - 1}, not {missing[0]}")
         return games[games["game"].isin(choice["games"])]
-    try:
-        hit = games.query(choice["where"])
-    except Exception as e:
-        raise RecordError(f"--record-where {choice['where']!r}: {str(e).splitlines()[0]}") from None
-    return hit.head(choice["max"])
+    from .filters import kinds_of_frame
+    keep = where_filter(choice["where"], kinds_of_frame(games)).rows(games, len(games))
+    return games[keep].head(choice["max"])
 
 
 def record_run(out, choice, extra=None, log=None):
@@ -225,16 +235,14 @@ def record_run(out, choice, extra=None, log=None):
 def nothing_matched(out, choice):
     """The warning when a --record-where query matched no game: nothing written, an older file left alone."""
     old = Path(out) / RECORDS
-    return (f"warning: no game matched --record-where {choice['where']!r}: no records written"
+    return (f"warning: no game matched --record-where {_where_text(choice['where'])}: no records written"
             + (f" ({old} is left as it was)" if old.exists() else ""))
 
 
 def run_records(out, choice, extra=None):
     """The records (JSON lines) of the games of the run in `out` that `choice` picks, in game order."""
-    from . import storage
-    from .runs import RunSpec
-    manifest = storage.read_manifest(out)
-    spec = RunSpec(**{**manifest["spec"], "bots": tuple(manifest["spec"]["bots"])})
+    from .run_folder import check_spec, read_manifest
+    spec = check_spec(out, read_manifest(out))
     rows = _chosen_rows(out, choice, spec.games)
     return [dumps(run_record(spec, row, extra)) for row in rows.to_dict("records")]
 
@@ -308,55 +316,113 @@ def run_record(spec, row, extra=None):
 
 
 def write_lines(path, lines):
-    """Write `lines` to `path` through a temporary file renamed over it."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "w") as f:
+    """Write `lines` to `path` whole (a temporary file renamed over it), never through a symbolic link."""
+    from .files import replacing
+    with replacing(path) as f:
         for line in lines:
             f.write(line + "\n")
-    os.replace(tmp, path)
 
 
 # ------------------------------------------------------------------------------------------ reading records
 
-def read_records(path):
-    """The records in a records.jsonl file, as dicts; RecordError (one line) on a file that is not one."""
-    out = []
+def _lines(path):
+    """(line number, text) of each non-blank line of the file at `path`, read one line at a time and at most
+    MAX_LINE bytes of it: a longer line is a RecordError (never read whole), and so is text that is not UTF-8."""
     try:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except ValueError as e:
-                    raise RecordError(f"{path}: line {n} is not JSON ({e})") from None
-                except RecursionError:
-                    raise RecordError(f"{path}: line {n} is nested too deeply to be a game record") from None
-                if not isinstance(rec, dict) or rec.get("record") != SCHEMA or "rounds" not in rec:
-                    raise RecordError(f"{path}: line {n} is not a game record of schema {SCHEMA} (docs/RECORDS.md)")
-                problem = _malformed(rec)
-                if problem:
-                    raise RecordError(f"{path}: line {n} is not a well-formed game record: {problem} "
-                                      "(docs/RECORDS.md)")
-                out.append(rec)
+        f = open(path, "rb")
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise RecordError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start} of a "
-                          "line)") from None
+    with f:
+        n = 0
+        while True:
+            try:
+                raw = f.readline(MAX_LINE + 1)
+            except OSError as e:
+                raise RecordError(f"cannot read {path}: {e.strerror or e}") from None
+            if not raw:
+                return
+            n += 1
+            if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                raise RecordError(f"{path}: line {n} is longer than {MAX_LINE // 2**20} MiB: not a game record (a "
+                                  "whole match takes a few hundred KB)")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise RecordError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start} of "
+                                  f"line {n})") from None
+            if text.strip():
+                yield n, text
+
+
+def _parse_line(path, n, text):
+    """The record on line `n` (its text), its shape checked (docs/RECORDS.md); RecordError otherwise."""
+    try:
+        rec = json.loads(text)
+    except ValueError as e:
+        raise RecordError(f"{path}: line {n} is not JSON ({printable(e, 200)})") from None
+    except RecursionError:
+        raise RecordError(f"{path}: line {n} is nested too deeply to be a game record") from None
+    if not isinstance(rec, dict) or rec.get("record") != SCHEMA or "rounds" not in rec:
+        raise RecordError(f"{path}: line {n} is not a game record of schema {SCHEMA} (docs/RECORDS.md)")
+    problem = _malformed(rec)
+    if problem:
+        raise RecordError(f"{path}: line {n} is not a well-formed game record: {problem} (docs/RECORDS.md)")
+    return rec
+
+
+def read_records(path):
+    """Every record in a records.jsonl file, as dicts (for a small file: the commands read one record with
+    load_record); RecordError (one line) on a file that is not one."""
+    out = [_parse_line(path, n, text) for n, text in _lines(path)]
     if not out:
         raise RecordError(f"{path} holds no game record")
     return out
 
 
+def load_record(path, game=None, line=None):
+    """The record of game `game` in a records file (the first holding it), or its `line`-th record (1-based),
+    or its first: found while reading the file line by line, so that only one record is held at a time."""
+    count, held, indexed = 0, [], False
+    for n, text in _lines(path):
+        count += 1
+        if line is not None:
+            if count == line:
+                return _parse_line(path, n, text)
+            continue
+        rec = _parse_line(path, n, text)
+        if game is None or rec.get("game") == game:
+            return rec
+        indexed = indexed or rec.get("game") is not None
+        if len(held) <= 20:
+            held.append(rec.get("game"))
+    if not count:
+        raise RecordError(f"{path} holds no game record")
+    if line is not None:
+        raise RecordError(f"{path} holds {count} record(s): --line 1 .. {count}, not {line}")
+    if not indexed:
+        raise RecordError(f"{path} holds records of `play --record`, which have no game index: leave out --game, "
+                          f"or choose one by --line 1 .. {count}")
+    raise RecordError(f"{path} holds no record of game {game} (games: {', '.join(map(str, held[:20]))}"
+                      f"{' ...' if len(held) > 20 else ''})")
+
+
+_INDEX_FIELDS = ("game", "series", "match", "assignment", "pair")     # whole numbers, shown in a record's title
+
+
 def _malformed(rec):
-    """What is wrong with a record's shape (docs/RECORDS.md), or None: the fields replay and show read."""
+    """What is wrong with a record's shape (docs/RECORDS.md), or None: the fields replay and show read. Whether
+    its contents are a game is record_check's."""
     from .formats import FORMATS
-    if rec.get("format") not in FORMATS:
-        return f"unknown format {rec.get('format')!r}"
+    if not isinstance(rec.get("format"), str) or rec["format"] not in FORMATS:
+        return f"unknown format {printable(repr(rec.get('format')), 60)}"
     if not isinstance(rec.get("bots"), list) or not all(isinstance(b, str) for b in rec["bots"]):
         return "'bots' must be a list of names"
+    for k in _INDEX_FIELDS:
+        v = rec.get(k)
+        if v is not None and (not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < 2**63):
+            return f"'{k}' must be a whole number"
+    if rec.get("kind") is not None and not isinstance(rec["kind"], str):
+        return "'kind' must be a name"
     rounds = rec["rounds"]
     if not isinstance(rounds, list) or not rounds:
         return "'rounds' must be a non-empty list"
@@ -373,63 +439,40 @@ def _malformed(rec):
 
 
 def is_record_file(path):
-    """True when `path`'s first non-blank line is a game record (so `khasino show` can take either)."""
+    """True when `path`'s first non-blank line is a game record (so `khasino show` can take either). Reads at
+    most 1 MiB, a state's largest (khasino_sim/codec/common.py): a longer line is no state, and is taken for a
+    record when it opens as records are written (`{"record"`), which the record reader then checks."""
     try:
-        with open(path) as f:
-            for line in f:
-                if line.strip():
-                    rec = json.loads(line)
-                    return isinstance(rec, dict) and "record" in rec and "rounds" in rec
+        with open(path, "rb") as f:
+            scanned = 0
+            while scanned <= PROBE:
+                raw = f.readline(PROBE + 1)
+                if not raw:
+                    return False
+                scanned += len(raw)
+                if not raw.strip():
+                    continue
+                if len(raw) > PROBE:
+                    return raw.lstrip().startswith(b'{"record"')
+                rec = json.loads(raw)
+                return isinstance(rec, dict) and "record" in rec and "rounds" in rec
     except (OSError, ValueError, RecursionError):
         return False
     return False
 
 
-def pick(records, game=None, line=None, path="records"):
-    """The record of game `game` (the first holding it), or on 1-based `line`, or the first one."""
-    if line is not None:
-        if not 1 <= line <= len(records):
-            raise RecordError(f"{path} holds {len(records)} record(s): --line 1 .. {len(records)}, not {line}")
-        return records[line - 1]
-    if game is None:
-        return records[0]
-    for rec in records:
-        if rec.get("game") == game:
-            return rec
-    held = [r.get("game") for r in records]
-    if all(g is None for g in held):
-        raise RecordError(f"{path} holds records of `play --record`, which have no game index: leave out --game, "
-                          f"or choose one by --line 1 .. {len(records)}")
-    raise RecordError(f"{path} holds no record of game {game} (games: {', '.join(map(str, held[:20]))}"
-                      f"{' ...' if len(held) > 20 else ''})")
-
-
 def steps(rec):
-    """Every position of a record in order: dicts {index (1-based), round, move (the number of the move played from
-    it, 1-based over the record; at a round's end the next one's), state, played (the move entry played from it,
-    None at a round's end), scores (at a round's end)}. Replays the keys on the states."""
-    from .engine import legal_moves, EngineError
-    from .state_json import StateError
-    out = []
-    number = 0
-    for rnd in rec["rounds"]:
-        state = rnd["state"]
-        for played in rnd["moves"]:
-            number += 1
-            out.append({"index": len(out) + 1, "round": rnd.get("round", 1), "move": number, "state": state,
-                        "played": played})
-            key = int(played["key"], 16)
-            try:
-                move = next((m for m in legal_moves(state) if m.key == key), None)
-            except (StateError, EngineError) as e:
-                raise RecordError(f"move {number}: its position is not a valid state ({e})") from None
-            if move is None:
-                raise RecordError(f"move {number}: key {played['key']} is no legal move of its position")
-            state = move.result
-        out.append({"index": len(out) + 1, "round": rnd.get("round", 1), "move": number + 1, "state": state,
-                    "played": None,
-                    "scores": rnd["scores"], "end": True})
-    return out
+    """Every position of a record in order, rebuilt through the engine and checked (khasino_sim/record_check.py):
+    dicts {index (1-based), round, move (the number of the move played from it, 1-based over the record; at a
+    round's end the next one's), state, played (the move entry played from it, None at a round's end), scores
+    (at a round's end)}. RecordError (one line) where the record is not the game the engine plays."""
+    from .record_check import checked_steps
+    return checked_steps(rec)
+
+
+def moves_in(positions):
+    """The number of moves of a record (its steps)."""
+    return positions[-1]["move"] - 1 if positions else 0
 
 
 def position_before(positions, move):
@@ -440,11 +483,29 @@ def position_before(positions, move):
     return len(positions) - 1
 
 
+def position_of_move(rec, positions, move):
+    """The index (0-based) of the position before move `move` (1-based); RecordError naming the range for a
+    move the record does not have."""
+    n = moves_in(positions)
+    if not 1 <= move <= n:
+        raise RecordError(f"{_name(rec)} has moves 1 .. {n}, not {move}" if n else f"{_name(rec)} has no move")
+    return position_before(positions, move)
+
+
+def _name(rec):
+    if rec.get("game") is not None:
+        return f"game {rec['game']}"
+    if rec.get("seed") is not None:
+        return f"the game of seed {printable(rec['seed'], 30)}"
+    return "the record"
+
+
 def title(rec):
     """One line naming a record's game."""
-    where = f"game {rec['game']}" if rec.get("game") is not None else f"seed {rec['seed']}"
-    extra = "".join(f", {k} {rec[k]}" for k in ("assignment", "pair", "series", "match") if k in rec)
-    return f"{rec['format']} {where}{extra}: {', '.join(f'seat {s} {b}' for s, b in enumerate(rec['bots']))}"
+    where = _name(rec).replace("the game of ", "").replace("the record", "without a seed")
+    extra = "".join(f", {k} {rec[k]}" for k in ("assignment", "pair", "series", "match") if rec.get(k) is not None)
+    bots = ", ".join(f"seat {s} {printable(b, 80)}" for s, b in enumerate(rec["bots"]))
+    return f"{printable(rec['format'])} {where}{extra}: {bots}"
 
 
 def describe_step(rec, step, total):
@@ -453,20 +514,22 @@ def describe_step(rec, step, total):
     rounds = len(rec["rounds"])
     where = f"round {step['round']}/{rounds}, " if rounds > 1 or rec.get("kind") not in ("game", None) else ""
     if step["played"] is None:
-        what = "end of the round" if step["round"] != rec["rounds"][-1].get("round", 1) else "end of the game"
+        what = "end of the round" if step["round"] != rounds else "end of the game"
     else:
         what = f"before move {step['move']} of {total - rounds}"
     lines = [f"-- position {step['index']}/{total}: {where}{what}", render(step["state"])]
+    bots = [printable(b, 80) for b in rec["bots"]]
     if step["played"] is not None:
         p = step["played"]
-        lines.append(f"  move {step['move']}: seat {p['seat']} ({p['bot']}): {p['move']['text']}")
+        lines.append(f"  move {step['move']}: seat {p['seat']} ({printable(p['bot'], 80)}): "
+                     f"{printable(p['move']['text'])}")
     else:
-        named = ", ".join(f"seat {s} ({rec['bots'][s]}) {sc['score']}" for s, sc in enumerate(step["scores"]))
+        named = ", ".join(f"seat {s} ({bots[s]}) {sc['score']}" for s, sc in enumerate(step["scores"]))
         if rounds > 1:
             lines.append(f"  round {step['round']} scores: {named}")
-        if step["round"] == rec["rounds"][-1].get("round", 1):
+        if step["round"] == rounds:
             lines.append("  final: " + ", ".join(f"seat {s} ({b}) {x}" for s, (b, x) in
-                                                 enumerate(zip(rec["bots"], rec["score"]))) + _winner(rec))
+                                                 enumerate(zip(bots, rec["score"]))) + _winner(rec))
     return lines
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import balance
+from . import balance, files
+from .text import markdown, printable
 
 
 def snake(name):
@@ -44,10 +45,12 @@ def write(out, report):
     return write_study(balance.summarize(out), report)
 
 
-def _caption(s, per="per variant"):
+def _caption(s, per="per variant", bots=None):
+    """A figure's or page's caption: format, bots (shown as `bots` gives them, if given), games, seed, options."""
     fixed = ", ".join(f"{k}={v}" for k, v in s["options"].items())
     games = f"{s['games']:,} games" + (f" {per}" if per else "")
-    return f"{s['format']} · bots {', '.join(s['bots'])} · {games} · seed {s['seed']}" + (
+    names = bots if bots is not None else [printable(b) for b in s["bots"]]
+    return f"{s['format']} · bots {', '.join(names)} · {games} · seed {s['seed']}" + (
         f" · options {fixed}" if fixed else "")
 
 
@@ -59,9 +62,9 @@ def _plt():
 
 
 def _finish(fig, s, path, per="per variant"):
-    fig.text(0.01, 0.005, _caption(s, per), fontsize=7, color="0.35", ha="left", va="bottom")
+    fig.text(0.01, 0.005, _caption(s, per).replace("$", r"\$"), fontsize=7, color="0.35", ha="left", va="bottom")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    files.save_figure(fig, path, dpi=110, bbox_inches="tight")
 
 
 def _outside(ax, **kw):
@@ -254,8 +257,13 @@ PAIR_COLUMNS = ["a", "b", "metric", "mean_difference", "low", "high", "positive"
 
 
 def _md(df):
-    """A DataFrame as a Markdown table; a number the variant does not have (a category it never scores) is "-"."""
-    return df.astype(object).where(df.notna(), None).to_markdown(index=False, floatfmt=".4g", missingval="-")
+    """A DataFrame as a Markdown table; a number the variant does not have (a category it never scores) is "-".
+    A bot's name (a user's bot file is named by its file's stem) is escaped, so no `|` or markup in it can
+    break the table."""
+    df = df.astype(object).where(df.notna(), None)
+    if "bot" in df.columns:
+        df["bot"] = [markdown(b) for b in df["bot"]]
+    return df.to_markdown(index=False, floatfmt=".4g", missingval="-")
 
 
 def _figure_lines(drawn):
@@ -268,26 +276,25 @@ def _figure_lines(drawn):
 def write_study(s, report):
     """The balance report of a study's summary (balance.summarize) in the folder `report`; returns report.md."""
     import pandas as pd
-    report = Path(report)
-    report.mkdir(parents=True, exist_ok=True)
+    report = files.make_folder(report, "a report folder")
     kind = s["unit_kind"]
     drawn = figures(s, report)
     shown = {f for f, _, why in drawn if why is None}
     variants = pd.DataFrame(_variant_rows(s))
-    variants.to_csv(report / "variants.csv", index=False)
+    files.write_csv(variants, report / "variants.csv")
     pairs = pd.DataFrame(_pair_rows(s), columns=PAIR_COLUMNS)
-    pairs.to_csv(report / "pairs.csv", index=False)
+    files.write_csv(pairs, report / "pairs.csv")
     rules = pd.DataFrame([{"option": r["option"], "value": val, "counter": r["counter"], "counter_per_game": x,
                            "deals_changed_min": min(r["changed"], default=float("nan")),
                            "deals_changed_max": max(r["changed"], default=float("nan"))}
                           for r in s["rules"] for val, x in (r["per_value"] or {"": float("nan")}).items()],
                          columns=["option", "value", "counter", "counter_per_game", "deals_changed_min",
                                   "deals_changed_max"])
-    rules.to_csv(report / "rules.csv", index=False)
-    (report / "summary.json").write_text(json.dumps(s, indent=1, default=float))
+    files.write_csv(rules, report / "rules.csv")
+    files.write_text(report / "summary.json", json.dumps(s, indent=1, default=float))
     unit = s["variants"][0]["length"]["unit"]
     cols = lambda pred: [c for c in variants.columns if pred(c)]     # noqa: E731
-    md = [f"# Balance report: {s['format']}", "", _caption(s), "",
+    md = [f"# Balance report: {s['format']}", "", _caption(s, bots=[markdown(b) for b in s["bots"]]), "",
           "Every variant plays the same deals (game i from the same seed, the same bots in the same seats), so "
           "differences are paired game by game.", "", "## Identical variants and rule use", "",
           f"Each variant's games compared deal by deal with {s['variants'][0]['label']}'s, on every stored "
@@ -325,7 +332,7 @@ def write_study(s, report):
     md += ["Tables: `variants.csv`, `rules.csv`, `pairs.csv` (p floored at 1e-300; `log10_p` exact); every number: "
            "`summary.json`.", ""]
     path = report / "report.md"
-    path.write_text("\n".join(md))
+    files.write_text(path, "\n".join(md))
     return path
 
 
@@ -334,10 +341,9 @@ def write_run(out, report):
     95% intervals, the first seat's advantage, and the figures that can differ; returns report.md."""
     import pandas as pd
     from . import stats
-    report = Path(report)
-    report.mkdir(parents=True, exist_ok=True)
-    s = balance.summarize(out)      # first: it refuses an unfinished run
+    s = balance.summarize(out)      # first: it refuses an unfinished or damaged run
     st = stats.summarize(out)
+    report = files.make_folder(report, "a report folder")
     kind = s["unit_kind"]
     per = ""
     bots = pd.DataFrame([{"bot": b["bot"], "played": b["played"], "wins": b["wins"], "win_rate": b["win_rate"],
@@ -347,11 +353,11 @@ def write_run(out, report):
     teams = pd.DataFrame([{"team": t["team"], "seats": "+".join(map(str, t["seats"])), "games": t["games"],
                            "wins": t["wins"], "win_rate": t["win_rate"], "low": t["ci95"][0], "high": t["ci95"][1],
                            "mean_team_score": t["mean_team_score"]} for t in st["teams"]])
-    bots.to_csv(report / "bots.csv", index=False)
-    seats.to_csv(report / "seats.csv", index=False)
+    files.write_csv(bots, report / "bots.csv")
+    files.write_csv(seats, report / "seats.csv")
     if len(teams):
-        teams.to_csv(report / "teams.csv", index=False)
-    (report / "summary.json").write_text(json.dumps({"run": st, "game": s}, indent=1, default=float))
+        files.write_csv(teams, report / "teams.csv")
+    files.write_text(report / "summary.json", json.dumps({"run": st, "game": s}, indent=1, default=float))
     _win_figure(st, s, report / "win_rates.png")
     drawn = [("win_rates.png", "win rate per bot and per " + kind, None)] + [
         d for d in figures(s, report, per) if d[0] != "seat_advantage.png"]
@@ -359,7 +365,8 @@ def write_run(out, report):
     shown = {f for f, _, why in drawn if why is None}
     v = s["variants"][0]
     f = st["first_seat"]
-    md = [f"# Simulation report: {s['format']}, bots {', '.join(s['bots'])}", "", _caption(s, per), "",
+    names = [markdown(b) for b in s["bots"]]
+    md = [f"# Simulation report: {s['format']}, bots {', '.join(names)}", "", _caption(s, per, names), "",
           "Seats rotate over the bots game by game, so every seat assignment is played equally often.", "",
           "## Win rate per bot", "", "![win rates](win_rates.png)", "",
           "A bot's win rate counts one outcome per game per team it plays for (95% Wilson intervals).", "",
@@ -384,7 +391,7 @@ def write_run(out, report):
     md += ["Tables: `bots.csv`, `seats.csv`" + (", `teams.csv`" if len(teams) else "") + "; every number: "
            "`summary.json`.", ""]
     path = report / "report.md"
-    path.write_text("\n".join(md))
+    files.write_text(path, "\n".join(md))
     return path
 
 
@@ -394,7 +401,8 @@ def _win_figure(st, s, path):
     units = st["teams"] or st["seats"]
     kind = "team" if st["teams"] else "seat"
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
-    for ax, rows, names, title in ((a1, st["bots"], [b["bot"] for b in st["bots"]], "per bot"),
+    for ax, rows, names, title in ((a1, st["bots"], [printable(b["bot"]).replace("$", r"\$") for b in st["bots"]],
+                                    "per bot"),
                                    (a2, units, [f"{kind} {u[kind]}" for u in units], f"per {kind}")):
         rate = np.array([r["win_rate"] for r in rows])
         lo = np.array([r["ci95"][0] for r in rows])

@@ -5,8 +5,8 @@ A game is a function of (rules, bots of its seats, root seed, global index): its
 (`kernels.core.seeding`, numpy SeedSequence spawn keys) and its bots from the rotation, so the dataset is the
 same whatever the number of workers, the shard size or the backend.
 """
+import contextlib
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -18,12 +18,13 @@ from pathlib import Path
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
-from . import storage, userbots
+from . import files, run_folder, storage, userbots
 from .bots import display_names
 from .version import ENGINE_VERSION, __version__
 from .formats import FORMATS, get_format, with_options, options_of
 
 CHUNK = 2000          # games per compiled call: the granularity of progress and of Ctrl-C
+STOP_WAIT_S = 0.5     # on Ctrl-C, how long a local run waits for its threads to stop (`_run_local`)
 
 
 class SimulationError(Exception):
@@ -199,9 +200,9 @@ _LOCAL = threading.local()
 
 
 def run_shard(spec_dict, shard, start, count, out, command="", progress=None, stop=None, backend="cpu"):
-    """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns the count,
-    or 0 if `stop` was set before the shard finished (nothing is written then). Used by local threads and
-    by Dask workers alike.
+    """Play games start .. start+count-1 and write shard `shard` of the run in `out`. Returns (the count, the
+    shard, its files' listing for the manifest), or (0, shard, None) if `stop` was set before the shard
+    finished (nothing is written then). Used by local threads and by Dask workers alike.
 
     The shard is streamed: each chunk of CHUNK games is played, turned into Arrow rows and handed to a
     storage.ShardWriter, so a worker holds one chunk of statistics rows at a time (plus at most one Parquet
@@ -226,7 +227,7 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
         chunk = count if backend == "cuda" else spec.chunk()
         for lo in range(0, count, chunk):
             if stop is not None and stop.is_set():
-                return 0
+                return 0, shard, None
             n = min(count - lo, chunk)
             codes = spec.bot_codes(start + lo, n)
             seeds = seeds_for(spec.seed, start + lo, n)
@@ -258,8 +259,8 @@ def run_shard(spec_dict, shard, start, count, out, command="", progress=None, st
             del rows
             if progress is not None:
                 progress(n)
-        writer.commit()
-    return count
+        entries = writer.commit()
+    return count, shard, entries
 
 
 BACKENDS = ("cpu", "cuda")
@@ -337,48 +338,63 @@ def compiled_parts(spec):
 
 
 def _prepare_out(out, spec, resume, force, log=None):
-    """Check and set up the output folder; returns the shards already done."""
+    """Check and set up the output folder (its lock held by the caller): returns (the shards already played,
+    each checked against the manifest's listing, the manifest or None). A folder holding a tournament, a study
+    or anything else, another run, a run whose bot file changed, or an unfinished run without --resume is
+    refused; a listed shard whose files are missing or damaged is played again (said through `log`)."""
     out = Path(out)
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".write-probe"
-        probe.write_text("")
-        probe.unlink()
+        files.make_folder(out, "an --out folder")
+    except files.LinkError as e:
+        raise SimulationError(f"--out {e.filename} {e.strerror}") from None
     except OSError as e:
-        raise SimulationError(f"cannot write to output folder {out}: {e.strerror or e}")
+        raise SimulationError(f"cannot write to output folder {out}: {e.strerror or e}") from None
     try:
-        manifest = storage.read_manifest(out)
-    except storage.RunFolderError as e:
-        if not force:
-            raise SimulationError(f"{e}; use --force to start the run again") from None
-        manifest = None
-    if manifest is not None and not force:
+        manifest = run_folder.claim(out, "run", force, SimulationError)
+    except run_folder.RunFolderError as e:
+        raise SimulationError(f"{e}" if "--force" in str(e) else f"{e}; use --force to start the run again") \
+            from None
+    if manifest is not None:
         if manifest.get("spec") != spec.identity():
             raise SimulationError(f"{out} holds another run's output (use --force to replace it, or another --out)")
+        changed = run_folder.changed_bot_files(manifest)
+        if changed:
+            raise SimulationError(f"bot file {changed[0]} changed since the run in {out} was played (its results "
+                                  "would mix two versions of the bot): use --force to play it again, or another --out")
         if manifest.get("complete") and not resume:
             return {k for k, _, _ in spec.shards()}, manifest
         if not resume:
             raise SimulationError(f"{out} holds an unfinished run: add --resume to finish it, or --force")
-        for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
-            (out / sub).mkdir(exist_ok=True)        # a folder removed by hand: its shards are played again
-        storage.clean_partial(out)
-        removed = storage.drop_damaged_shards(out, spec.shards(), len(spec.bots), spec.matches())
-        for k, path, problem in removed:
-            if log is not None:
-                log(f"shard {k}: {path} does not read back ({problem}); playing it again")
-        if removed and manifest.get("complete"):
-            manifest.update(complete=False)
-            storage.write_manifest(out, manifest)
-        return storage.done_shards(out), manifest
-    if manifest is None and any(out.iterdir()) and not force:
-        raise SimulationError(f"{out} is not empty and holds no khasino run (use --force, or another --out)")
-    for sub in (storage.GAMES, storage.SEATS, storage.ROUNDS):
-        shutil.rmtree(out / sub, ignore_errors=True)
-    (out / storage.MANIFEST).unlink(missing_ok=True)
-    (out / "records.jsonl").unlink(missing_ok=True)     # another run's game records (khasino_sim/records.py)
-    for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
-        (out / sub).mkdir()
+        return _resumable(out, spec, manifest, log), manifest
+    _table_folders(out, spec)
     return set(), None
+
+
+def _table_folders(out, spec):
+    for sub in (storage.GAMES, storage.SEATS) + ((storage.ROUNDS,) if spec.matches() else ()):
+        files.make_folder(Path(out) / sub)
+
+
+def _resumable(out, spec, manifest, log):
+    """The shards of an unfinished run that stand: listed, and their files as listed. The others are dropped
+    from the manifest (and played again); leftovers of the interrupted writers are removed."""
+    _table_folders(out, spec)           # a folder removed by hand: its shards are played again
+    run_folder.clean_partial(out)
+    want = run_folder.expected(spec)
+    keep = {}
+    for k, entry in sorted(run_folder.listed(manifest).items()):
+        problem = run_folder.shard_problem(out, k, entry, want[k]) if k in want else (out, "not a shard of the run")
+        if problem is None:
+            keep[k] = entry
+        elif log is not None:
+            log(f"shard {k}: {problem[0]} is {problem[1]}; playing it again")
+    for p in run_folder.strays(out, {"files": keep}):
+        if storage.shard_of(p) not in want and log is not None:
+            log(f"warning: {p} is not a file of this run (not in {run_folder.MANIFEST}): ignored")
+    manifest["files"] = {str(k): e for k, e in keep.items()}
+    manifest["complete"] = len(keep) == len(want)
+    run_folder.write_manifest(out, manifest)
+    return set(keep)
 
 
 def _stderr(line):
@@ -402,12 +418,43 @@ def _need_distributed():
     return distributed
 
 
-def _connect_dask(address):
+DASK_CONNECT_S = 5      # the wall-clock limit on reaching a --dask scheduler
+
+
+def _connect_dask(address, limit=DASK_CONNECT_S):
+    """A distributed.Client of the scheduler at `address`, or a one-line SimulationError within `limit` seconds.
+
+    Client(timeout=) does not bound the handshake (a listener that accepts the connection and never answers
+    holds it forever), so the client is made in a daemon thread that is given up after `limit`; a client that
+    comes later is closed there."""
     Client = _need_distributed().Client
-    try:
-        return Client(address, timeout="5s")
-    except Exception as e:      # refused, timed out, or something that is not a Dask scheduler answered
-        raise SimulationError(f"cannot reach the Dask scheduler at {address}: {e.__class__.__name__}") from None
+    box = {}
+    lock = threading.Lock()
+
+    def connect():
+        try:
+            client = Client(address, timeout=f"{limit}s")
+        except BaseException as e:      # refused, timed out, or something that is not a Dask scheduler answered
+            with lock:
+                box["error"] = e
+            return
+        with lock:
+            if "given up" not in box:
+                box["client"] = client
+                return
+        client.close()
+
+    thread = threading.Thread(target=connect, daemon=True, name="khasino-dask-connect")
+    thread.start()
+    thread.join(limit)
+    with lock:
+        box["given up"] = True
+    if "client" in box:
+        return box["client"]
+    if "error" in box:
+        raise SimulationError(f"cannot reach the Dask scheduler at {address}: "
+                              f"{box['error'].__class__.__name__}") from None
+    raise SimulationError(f"cannot reach the Dask scheduler at {address} within {limit:g} s (no answer)")
 
 
 def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0, out=None, workers=None,
@@ -444,34 +491,58 @@ def simulate(format="khasino", games=100_000, bots=("greedy", "random"), seed=0,
     return Path(out)
 
 
+@contextlib.contextmanager
+def holding(out, command, error):
+    """Hold `out`'s lock (files.FolderLock) for the block; `error` (an exception class) with one line when
+    another live process holds it or `out` is a symbolic link."""
+    lock = files.FolderLock(out, command)
+    try:
+        lock.__enter__()
+    except files.FolderBusy as e:
+        raise error(f"{out}: {e.strerror}") from None
+    except files.LinkError as e:
+        raise error(f"{e.filename} {e.strerror}") from None
+    except OSError as e:
+        raise error(f"cannot write to output folder {out}: {e.strerror or e}") from None
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
 def _play_run(spec, out, client, workers, resume, force, quiet, command, log, backend, progress=None):
-    """Set up `out`, play the shards not yet done (on the Dask `client`, or local threads), mark it complete."""
-    done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
-    todo = [s for s in spec.shards() if s[0] not in done]
-    started = time.time()
-    if manifest is None or not manifest.get("complete"):
-        storage.write_manifest(out, {"spec": spec.identity(), "complete": False, "engine_version": ENGINE_VERSION,
-                                     "rules_hash": spec.fmt().rules_hash(), "command": command,
-                                     "shards": len(spec.shards())})
-    played = 0
-    userbots.clear_faults()
-    if todo:
-        spec_dict = spec.identity()
-        if client is not None:
-            played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet)
-        else:
-            played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
-                                1 if backend == "cuda" else workers or os.cpu_count() or 1, backend, progress)
-    elapsed = time.time() - started
-    done = storage.done_shards(out)
-    if done >= {k for k, _, _ in spec.shards()}:
-        m = storage.read_manifest(out)
-        if not m.get("complete"):
-            m.update(complete=True, seconds=round(elapsed, 3), games_played_last=played)
-            storage.write_manifest(out, m)
+    """Set up `out` under its lock, play the shards not yet done (on the Dask `client`, or local threads),
+    listing each in the manifest as it finishes, and mark the run complete once every shard is listed."""
+    with holding(out, command, SimulationError):
+        done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
+        todo = [s for s in spec.shards() if s[0] not in done]
+        started = time.time()
+        if manifest is None:
+            manifest = run_folder.write_manifest(out, {
+                "spec": spec.identity(), "complete": False, "engine_version": ENGINE_VERSION,
+                "rules_hash": spec.fmt().rules_hash(), "command": command, "shards": len(spec.shards()),
+                "bot_files": run_folder.bot_files(spec.bots), "files": {}})
+
+        def finished(k, entries):
+            manifest["files"][str(k)] = entries
+            run_folder.write_manifest(out, manifest)
+
+        played = 0
+        userbots.clear_faults()
+        if todo:
+            spec_dict = spec.identity()
+            if client is not None:
+                played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet, finished)
+            else:
+                played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
+                                    1 if backend == "cuda" else workers or os.cpu_count() or 1, backend, progress,
+                                    finished)
+        if len(manifest["files"]) == len(spec.shards()) and not manifest.get("complete"):
+            manifest.update(complete=True, seconds=round(time.time() - started, 3), games_played_last=played)
+            run_folder.write_manifest(out, manifest)
 
 
-def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu", progress=None):
+def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu", progress=None, finished=None):
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     lock = threading.Lock()
     stop = threading.Event()
@@ -485,17 +556,28 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cp
 
     played = 0
     pool = ThreadPoolExecutor(max_workers=workers)
+    futures = []
     try:
         futures = [pool.submit(run_shard, spec_dict, k, start, count, str(out), command, tick, stop, backend)
                    for k, start, count in todo]
         pending = set(futures)
         while pending:
-            finished, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for f in finished:
-                played += f.result()
-    except BaseException:
+            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            for f in done:
+                n, k, entries = f.result()
+                played += n
+                if entries is not None and finished is not None:
+                    finished(k, entries)
+    except BaseException as e:
         stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
+        userbots.stop_calls()       # a thread in a user bot's score returns at once; its chunk is not written
+        if isinstance(e, Exception):            # a failed shard: the others stop at their next chunk
+            pool.shutdown(wait=True, cancel_futures=True)
+        else:
+            # Ctrl-C: the threads get STOP_WAIT_S to drop their unfinished files, not more: one may be in a bot
+            # that never returns (the CLI then ends the process, cli/interrupts.py)
+            pool.shutdown(wait=False, cancel_futures=True)
+            wait([f for f in futures if not f.cancelled()], timeout=STOP_WAIT_S)
         raise
     finally:
         if bar is not None:
@@ -504,7 +586,7 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cp
     return played
 
 
-def _run_dask(client, spec_dict, todo, out, command, total, quiet):
+def _run_dask(client, spec_dict, todo, out, command, total, quiet, finished=None):
     from distributed import as_completed
     bar = _progress_bar(total, total - sum(c for _, _, c in todo), quiet)
     played = 0
@@ -513,8 +595,10 @@ def _run_dask(client, spec_dict, todo, out, command, total, quiet):
                                  pure=False, key=f"khasino-shard-{k}-{start}")
                    for k, start, count in todo]
         for f in as_completed(futures):
-            n = f.result()
+            n, k, entries = f.result()
             played += n
+            if entries is not None and finished is not None:
+                finished(k, entries)
             if bar is not None:
                 bar.update(n)
     finally:
@@ -524,14 +608,16 @@ def _run_dask(client, spec_dict, todo, out, command, total, quiet):
 
 
 def load(out, table="seats"):
-    """A run's table as a DataFrame; `seats` rows get the game columns joined (winner, turns, seed…)."""
+    """A finished run's table as a DataFrame, read from the files its manifest lists, each checked first
+    (run_folder.verified_tables; RunFolderError otherwise); `seats` rows get the game columns joined (winner,
+    turns, seed…)."""
     import pandas as pd
-    if table == "rounds":       # Cassino matches: one row per round
-        return pd.read_parquet(Path(out) / storage.ROUNDS)
-    seats = pd.read_parquet(Path(out) / storage.SEATS)
-    if table != "seats":
-        return pd.read_parquet(Path(out) / storage.GAMES)
-    games = pd.read_parquet(Path(out) / storage.GAMES, columns=["game", "seed", "format", "rules", "winner",
-                                                                "turns", "last_capturer", "leader", "series",
-                                                                "match"])
-    return seats.merge(games, on="game", how="left").sort_values(["game", "seat"], ignore_index=True)
+
+    def read(name, columns=None):
+        return pd.concat([pd.read_parquet(p, columns=columns) for p in run_folder.verified_tables(out, name)],
+                         ignore_index=True)
+    if table != "seats":        # games, or rounds (Cassino and Kasino matches: one row per round)
+        return read(table)
+    games = read(storage.GAMES, ["game", "seed", "format", "rules", "winner", "turns", "last_capturer", "leader",
+                                 "series", "match"])
+    return read(storage.SEATS).merge(games, on="game", how="left").sort_values(["game", "seat"], ignore_index=True)

@@ -105,17 +105,23 @@ class SPRT:
 
 
 def parse_sprt(text):
-    """`elo0=0,elo1=10[,alpha=0.05,beta=0.05]` as keyword arguments; ValueError names a bad part."""
+    """`elo0=0,elo1=10[,alpha=0.05,beta=0.05]` as keyword arguments; ValueError names a bad part: an unknown
+    key, a key without a value, or one given twice (the last would silently win)."""
     out = {}
+    given = {}
     for part in (p.strip() for p in str(text).split(",") if p.strip()):
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or key not in ("elo0", "elo1", "alpha", "beta"):
-            raise ValueError(f"--sprt takes elo0=E0,elo1=E1[,alpha=A,beta=B], not {part!r}")
+        key, _, value = (x.strip() for x in part.partition("="))
+        if key not in ("elo0", "elo1", "alpha", "beta"):
+            raise ValueError(f"--sprt takes elo0=E0,elo1=E1[,alpha=A,beta=B], not {part[:40]!r}")
+        if not value:
+            raise ValueError(f"--sprt {key} needs a value: {key}=NUMBER")
+        if key in given:
+            raise ValueError(f"--sprt {key} is given twice ({given[key][:20]} and {value[:20]}); give it once")
+        given[key] = value
         try:
             out[key] = float(value)
         except ValueError:
-            raise ValueError(f"--sprt {key} must be a number, not {value.strip()[:40]!r}") from None
+            raise ValueError(f"--sprt {key} must be a number, not {value[:40]!r}") from None
     missing = [k for k in ("elo0", "elo1") if k not in out]
     if missing:
         raise ValueError(f"--sprt needs both elo0 and elo1 (the two hypotheses), e.g. elo0=0,elo1=10; "

@@ -99,13 +99,15 @@ def summarize(out, batch_size=None):
     column: the run has teams when a team id covers two seats; a team's figures are those of its first seat
     (teammates carry the same `won` and `team_score`).
 
-    Streams the seats dataset one record batch at a time and keeps only running totals (per bot, per seat,
+    Reads the files the run's manifest lists, each checked first (khasino_sim/run_folder.py). Streams the seats
+    dataset one record batch at a time and keeps only running totals (per bot, per seat,
     per team and seat), so memory stays flat whatever the number of games. Distinct games are counted per
     file (a shard; files hold disjoint ranges of games, in order) with a bitmap of one byte per game of that
     shard. Gives exactly the numbers of the plain pandas computation over the whole table
     (tests/test_simulate.py::pandas_summary). `batch_size`: rows per record batch (pyarrow's default if None;
     the tests make it small so that games straddle batches)."""
-    dataset = ds.dataset(f"{out}/{storage.SEATS}", format="parquet")
+    from .run_folder import verified_tables
+    dataset = ds.dataset([str(p) for p in verified_tables(out, storage.SEATS)], format="parquet")
     team_score_col = "team_score" if "team_score" in dataset.schema.names else "score"
     columns = sorted({"game", "seat", "team", "bot", "won", "score", "first", team_score_col})
     games = 0

@@ -1,5 +1,6 @@
-"""Results on disk: a run folder holding `run.json` (the manifest) and two Parquet datasets, `games/` (one row
-per game) and `seats/` (one row per seat per game), one file per shard, each written atomically.
+"""Results on disk: a run's Parquet tables, `games/` (one row per game), `seats/` (one row per seat per game) and,
+for matches, `rounds/` (one row per round), one file per shard, each written whole; the run's manifest, which
+lists every shard's files with their checksums, is khasino_sim/run_folder.py's.
 
 Schema (docs/RESULTS.md has the full table): small integer types, dictionary-encoded names, zstd. Every file
 carries in its schema metadata (key `khasino`) the engine version, the rules and their hash, the root seed,
@@ -8,7 +9,6 @@ the bots, the shard and the command line.
 import json
 import os
 import re
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +17,6 @@ import pyarrow.parquet as pq
 
 from khasino_sim.kernels.core import layout as L
 
-MANIFEST = "run.json"
 GAMES = "games"
 SEATS = "seats"
 ROUNDS = "rounds"       # Cassino matches (C7): one row per round
@@ -264,46 +263,23 @@ def part_name(shard):
 ROW_GROUP_GAMES = 2_000
 
 
-def _tmp_path(path):
-    """A temporary name next to `path`, unique per process and thread, hidden from dataset readers (a
-    leading dot) and removed by clean_partial (`.part-*`)."""
-    path = Path(path)
-    return path.with_name(f".{path.name}.tmp-{os.getpid()}-{threading.get_ident()}")
-
-
-def write_atomic(table, path):
-    """Write a Parquet file under a temporary name, then rename: a reader never sees half a file."""
-    path = Path(path)
-    tmp = _tmp_path(path)
-    try:
-        pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def write_shard(out, shard, games, seats):
-    """Seats first, games last: a shard is complete exactly when its games file exists."""
-    with ShardWriter(out, shard) as w:
-        w.write(games, seats)
-        w.commit()
-
-
 class ShardWriter:
     """Streams one shard's games and seats tables to Parquet, chunk by chunk, under temporary names.
 
     `write(games, seats)` takes the tables of the next games of the shard; they are buffered up to
     ROW_GROUP_GAMES games (compact Arrow columns, under 80 bytes a game) and then written as one row group,
-    so memory is bounded whatever the shard size. `commit()` closes both files and renames them into place,
-    seats first and games last (a shard is complete exactly when its games file exists). Leaving the `with`
-    block without commit (a stop, an error, Ctrl-C) closes and removes the temporary files."""
+    so memory is bounded whatever the shard size. `commit()` closes the files, renames them into place (seats
+    first, games last) and returns their listing for the run's manifest (rows, size, SHA-256: khasino_sim/
+    run_folder.py), which makes the shard count as played. Leaving the `with` block without commit (a stop, an
+    error, Ctrl-C) closes and removes the temporary files. The temporary files are made new (never through a
+    symbolic link) in the table folders the run set up."""
 
     def __init__(self, out, shard, row_group_games=None, rounds=False):
         out = Path(out)
         self.subs = ((ROUNDS,) if rounds else ()) + (SEATS, GAMES)     # written and committed in this order
         self.paths = {sub: out / sub / part_name(shard) for sub in self.subs}
-        self.tmps = {sub: _tmp_path(p) for sub, p in self.paths.items()}
+        self.tmps = {}
+        self.rows = {sub: 0 for sub in self.subs}
         self.row_group_games = row_group_games or ROW_GROUP_GAMES
         self.writers = {}
         self.pending = {sub: [] for sub in self.subs}
@@ -328,6 +304,7 @@ class ShardWriter:
             self._flush()
 
     def _flush(self):
+        from .files import new_temporary
         for sub in self.subs:
             tables = self.pending[sub]
             if not tables:
@@ -335,20 +312,26 @@ class ShardWriter:
             table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
             w = self.writers.get(sub)
             if w is None:
+                self.tmps[sub] = new_temporary(self.paths[sub])
                 w = self.writers[sub] = pq.ParquetWriter(self.tmps[sub], table.schema, compression="zstd")
             w.write_table(table, row_group_size=table.num_rows)
+            self.rows[sub] += table.num_rows
             self.pending[sub] = []
         self.pending_games = 0
 
     def commit(self):
+        """Close and rename the shard's files into place; returns {table: listing} (run_folder.file_entry)."""
+        from .run_folder import file_entry
         self._flush()
         if not self.writers:
             raise ValueError("a shard holds at least one game")
         for sub in self.subs:
             self.writers.pop(sub).close()
-        for sub in self.subs:       # the games file last: a shard is complete exactly when it exists
+        entries = {sub: file_entry(self.tmps[sub], self.rows[sub]) for sub in self.subs}
+        for sub in self.subs:       # the games file last
             os.replace(self.tmps[sub], self.paths[sub])
         self.committed = True
+        return entries
 
     def abort(self):
         self.pending = {sub: [] for sub in self.subs}
@@ -366,91 +349,3 @@ def shard_of(path):
     """The shard number of a file named part-NNNNNN.parquet, None for any other name."""
     m = re.fullmatch(r"part-(\d+)\.parquet", Path(path).name)
     return int(m.group(1)) if m else None
-
-
-def done_shards(out):
-    out = Path(out)
-    return {k for k in map(shard_of, (out / GAMES).glob("part-*.parquet")) if k is not None}
-
-
-def clean_partial(out):
-    """Drop leftovers of an interrupted run: temporary files and seats files without their games file."""
-    out = Path(out)
-    done = done_shards(out)
-    for sub in (GAMES, SEATS, ROUNDS):
-        for p in (out / sub).glob(".part-*"):
-            p.unlink()
-    for sub in (SEATS, ROUNDS):
-        for p in (out / sub).glob("part-*.parquet"):
-            if shard_of(p) is not None and shard_of(p) not in done:
-                p.unlink()
-
-
-class RunFolderError(ValueError):
-    """A run folder whose files are damaged (a garbage manifest, a shard that does not read back); one line."""
-
-
-def read_manifest(out, name=MANIFEST):
-    """The manifest `name` of a run folder (a run's, a study's, a tournament's), None if the folder has none;
-    RunFolderError if it is not a manifest (not JSON, not an object)."""
-    p = Path(out) / name
-    if not p.exists():
-        return None
-    try:
-        manifest = json.loads(p.read_bytes().decode("utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise RunFolderError(f"{p} is damaged: not JSON ({str(e).splitlines()[0][:80]})") from None
-    if not isinstance(manifest, dict):
-        raise RunFolderError(f"{p} is damaged: not a run manifest (a JSON object)")
-    return manifest
-
-
-def file_problem(path, rows=None):
-    """None if the Parquet file at `path` reads back whole (every page decoded) with `rows` rows (any number if
-    None); else what is wrong with it, in a few words."""
-    try:
-        n = pq.ParquetFile(path).read().num_rows
-    except (pa.ArrowException, OSError) as e:
-        text = str(e).strip().splitlines()
-        return text[0][:120] if text else type(e).__name__
-    if rows is not None and n != rows:
-        return f"{n} rows where {rows} were written"
-    return None
-
-
-def damaged_file(folder):
-    """(path, problem) of the first Parquet file under `folder` that does not read back, or None."""
-    for path in sorted(Path(folder).rglob("part-*.parquet")):
-        problem = file_problem(path)
-        if problem:
-            return path, problem
-    return None
-
-
-def drop_damaged_shards(out, shards, seats, rounds):
-    """Verify the shards a resumed run would keep: every file of shard k (games: `count` rows, seats: count *
-    seats, rounds: readable) must read back whole. A shard that does not is removed (its games file first, so
-    it is no longer done) and played again. Returns the shards removed, as (shard, path, problem)."""
-    out = Path(out)
-    removed = []
-    done = done_shards(out)
-    for k, _, count in shards:
-        if k not in done:
-            continue
-        expect = {GAMES: count, SEATS: count * seats, **({ROUNDS: None} if rounds else {})}
-        for sub, rows in expect.items():
-            path = out / sub / part_name(k)
-            problem = file_problem(path, rows) if path.exists() else "missing"
-            if problem:
-                removed.append((k, path, problem))
-                for s in (GAMES, SEATS, ROUNDS):
-                    (out / s / part_name(k)).unlink(missing_ok=True)
-                break
-    return removed
-
-
-def write_manifest(out, manifest):
-    p = Path(out) / MANIFEST
-    tmp = p.with_name(f".{MANIFEST}.tmp")
-    tmp.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
-    os.replace(tmp, p)

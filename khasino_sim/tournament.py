@@ -18,7 +18,6 @@ bradley_terry.py): draws are half a win each, the Elo scale (a 400-point differe
 95% intervals from a sandwich covariance clustered by deal, so they are honest about the correlated results of
 one deal and narrow as 1/sqrt(deals). The fit does not depend on the order of the games."""
 import itertools
-import json
 import math
 from pathlib import Path
 
@@ -27,7 +26,8 @@ import numpy as np
 from .families import family_of
 from .formats import get_format, with_options
 from .duplicate import units
-from . import storage
+from . import files, run_folder, storage
+from .text import markdown, printable
 
 META = "tournament.json"      # the manifest: format, bots, deals, seed, options and the seat assignments
 
@@ -59,11 +59,17 @@ def _runs(out):
 
 def _meta(out):
     """The tournament's manifest (RunFolderError, one line, if it is missing or damaged)."""
-    meta = storage.read_manifest(out, META)
+    meta = _checked_meta(out)
     if meta is None:
-        raise storage.RunFolderError(f"{Path(out) / META} is missing: {out} holds no tournament")
-    if not _well_formed(meta):
-        raise storage.RunFolderError(f"{Path(out) / META} is damaged: not a tournament's manifest")
+        raise run_folder.RunFolderError(f"{Path(out) / META} is missing: {out} holds no tournament")
+    return meta
+
+
+def _checked_meta(out):
+    """The tournament's manifest, None if the folder has none; RunFolderError if it is damaged."""
+    meta = run_folder.read_manifest(out, META)
+    if meta is not None and not _well_formed(meta):
+        raise run_folder.RunFolderError(f"{Path(out) / META} is damaged: not a tournament's manifest")
     return meta
 
 
@@ -177,45 +183,52 @@ def run(format, bots, games, seed=0, out="results/tournament", options=None, wor
     out = Path(out)
     meta = {"format": fmt.name, "bots": bots, "games": int(games), "seed": int(seed), "options": options or {},
             "assignments": [list(a) for a in plan]}
-    meta_path = out / META
-    if meta_path.exists() and not force:
-        old = _meta(out)
-        if old != meta:
+    from .runs import holding
+    with holding(out, "khasino tournament", TournamentError):
+        _prepare(out, meta, resume, force)
+        progress = None
+        if log:
+            if backend == "cpu":
+                _warm_up(fmt, bots, plan, seed, options, log)
+            log(f"{len(plan)} seat assignments x {int(games):,} deals = {len(plan) * int(games):,} games")
+            progress = _Progress(log, len(plan) * int(games), progress_every)
+        from .bots import display_names
+        shown = display_names(bots)
+        for i, a in enumerate(plan):
+            names = [bots[j] for j in a]
+            if progress:
+                progress.where = f"assignment {i + 1}/{len(plan)} ({', '.join(shown[j] for j in a)})"
+            try:
+                simulate(fmt.name, games, names, seed, out / f"assignment-{i:04d}", workers=workers, rotate=False,
+                         options=options, resume=resume or force, force=force, quiet=True, backend=backend,
+                         progress=progress.tick if progress else None)
+            except SimulationError as e:
+                raise TournamentError(str(e)) from None
+            if progress:
+                progress.finish_assignment(int(games))
+        if progress:
+            progress.end()
+    return out
+
+
+def _prepare(out, meta, resume, force):
+    """Check the folder (its lock held) and write the tournament's manifest: a folder holding another
+    tournament, a run, a study or anything else is refused without --force (--force clears what of ours it
+    holds first); this tournament again needs --resume."""
+    old = run_folder.claim(out, "tournament", force, TournamentError, _checked_meta)
+    if old is not None:
+        if {k: v for k, v in old.items() if k != "digest"} != meta:
             raise TournamentError(f"{out} holds another tournament (use --force to replace it)")
         if not resume:
             raise TournamentError(f"{out} holds this tournament already (use --resume to finish it)")
-    out.mkdir(parents=True, exist_ok=True)
-    meta_path.write_text(json.dumps(meta, indent=1))
-    progress = None
-    if log:
-        if backend == "cpu":
-            _warm_up(fmt, bots, plan, seed, options, log)
-        log(f"{len(plan)} seat assignments x {int(games):,} deals = {len(plan) * int(games):,} games")
-        progress = _Progress(log, len(plan) * int(games), progress_every)
-    from .bots import display_names
-    shown = display_names(bots)
-    for i, a in enumerate(plan):
-        names = [bots[j] for j in a]
-        if progress:
-            progress.where = f"assignment {i + 1}/{len(plan)} ({', '.join(shown[j] for j in a)})"
-        try:
-            simulate(fmt.name, games, names, seed, out / f"assignment-{i:04d}", workers=workers, rotate=False,
-                     options=options, resume=resume or force, force=force, quiet=True, backend=backend,
-                     progress=progress.tick if progress else None)
-        except SimulationError as e:
-            raise TournamentError(str(e)) from None
-        if progress:
-            progress.finish_assignment(int(games))
-    if progress:
-        progress.end()
-    return out
+    run_folder.write_manifest(out, meta, META)
 
 
 def _names(meta):
     """The entrants as results show them: a bot file by its stem (bots.display_names), the manifest keeping the
-    full specs for resuming."""
+    full specs for resuming; no control character of a file's name reaches the terminal."""
     from .bots import display_names
-    return display_names(meta["bots"])
+    return [printable(n) for n in display_names(meta["bots"])]
 
 
 def results(out):
@@ -229,8 +242,9 @@ def results(out):
     lower_wins = family_of(fmt).misere
     deal, ea, eb, res = [], [], [], []
     for i, a in enumerate(meta["assignments"]):
-        path = Path(out) / f"assignment-{i:04d}" / "games"
-        games = pd.read_parquet(path, columns=["game"] + [f"score_{s}" for s in first]).sort_values("game")
+        parts = run_folder.verified_tables(Path(out) / f"assignment-{i:04d}", storage.GAMES)
+        games = pd.concat([pd.read_parquet(p, columns=["game"] + [f"score_{s}" for s in first]) for p in parts],
+                          ignore_index=True).sort_values("game")
         scores = games[[f"score_{s}" for s in first]].to_numpy(dtype=np.int64)
         g = games["game"].to_numpy()
         for u, v in itertools.combinations(range(n), 2):
@@ -391,7 +405,7 @@ def _figures(meta, ct, rt, report):
     ax.set_title(f"{meta['format']}: score rate of row v column")
     fig.colorbar(im, ax=ax)
     fig.tight_layout()
-    fig.savefig(report / "crosstable.png", dpi=100)
+    files.save_figure(fig, report / "crosstable.png", dpi=100)
     plt.close(fig)
     order = rt.iloc[::-1]
     fig, ax = plt.subplots(figsize=(6, 1 + 0.5 * len(order)))
@@ -401,21 +415,26 @@ def _figures(meta, ct, rt, report):
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel("Elo (Bradley-Terry, mean 0; 95% interval)")
     fig.tight_layout()
-    fig.savefig(report / "ratings.png", dpi=100)
+    files.save_figure(fig, report / "ratings.png", dpi=100)
     plt.close(fig)
+
+
+def _escaped(rows, *columns):
+    """Table rows with the bot names in `columns` escaped for Markdown (a `|` in a bot file's name would
+    otherwise open a column)."""
+    return [[markdown(x) if k in columns else x for k, x in enumerate(row)] for row in rows]
 
 
 def write_report(out, report, data=None):
     """Tables (CSV), figures (PNG: crosstable heatmap, ratings with error bars) and report.md (Markdown tables)
     in `report`; returns the folder. `data`: tables(out), if already read."""
     import pandas as pd
-    report = Path(report)
-    report.mkdir(parents=True, exist_ok=True)
     meta, ct, rt = data if data is not None else tables(out)
-    ct.to_csv(report / "crosstable.csv", index=False)
-    rt.to_csv(report / "ratings.csv", index=False)
+    report = files.make_folder(report, "a report folder")
+    files.write_csv(ct, report / "crosstable.csv")
+    files.write_csv(rt, report / "ratings.csv")
     _figures(meta, ct, rt, report)
-    bots = _names(meta)
+    bots = [markdown(b) for b in _names(meta)]
     options = ", ".join(f"{k}={v}" for k, v in (meta.get("options") or {}).items())
     md = [f"# Tournament: {meta['format']}, {', '.join(bots)}", "",
           f"{_headline(meta)}{'; options ' + options if options else ''}.", "",
@@ -427,19 +446,19 @@ def write_report(out, report, data=None):
           "their 95% intervals come from a sandwich covariance clustered by deal, as the results of one deal are "
           "not independent. A score rate is the score (wins + draws/2) per result, its 95% interval over deals.",
           "", "## Ratings", "",
-          pd.DataFrame(_ratings_view(rt), columns=RATING_HEADERS).to_markdown(index=False, disable_numparse=True,
+          pd.DataFrame(_escaped(_ratings_view(rt), 1), columns=RATING_HEADERS).to_markdown(index=False, disable_numparse=True,
                                                                                colalign=("right", "left",
                                                                                          "right", "left")),
           "", "![ratings](ratings.png)", "", "## Pairs", "",
-          pd.DataFrame(_pairs_view(meta, ct), columns=PAIR_HEADERS).to_markdown(
+          pd.DataFrame(_escaped(_pairs_view(meta, ct), 0, 1), columns=PAIR_HEADERS).to_markdown(
               index=False, disable_numparse=True, colalign=("left", "left") + ("right",) * 6)]
     if _several_units(meta, ct):
         md += ["", f"Note: {SEVERAL_UNITS_NOTE}."]
     md += ["", "## Score rate of the row against the column", "",
-           pd.DataFrame(_matrix_view(meta, ct), columns=["bot"] + bots).to_markdown(
+           pd.DataFrame(_escaped(_matrix_view(meta, ct), 0), columns=["bot"] + bots).to_markdown(
                index=False, disable_numparse=True, colalign=("left",) + ("right",) * len(bots)),
            "", "![crosstable](crosstable.png)", "",
            "Tables: [crosstable.csv](crosstable.csv) (both directions of every pair), [ratings.csv](ratings.csv).",
            ""]
-    (report / "report.md").write_text("\n".join(md))
+    files.write_text(report / "report.md", "\n".join(md))
     return report

@@ -2,6 +2,7 @@
 nothing lost. Positions (tests/fixtures/bad_inputs/), broken bot files (tests/fixtures/bad_bots/), output
 paths that are files or read-only, damaged run folders, a disk that fills up mid-run, options out of range.
 Generated cases are in tests/test_fuzz_inputs.py."""
+import contextlib
 import errno
 import json
 import os
@@ -12,7 +13,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
-from khasino_sim import storage
+from khasino_sim import run_folder, storage
 from khasino_sim.runs import simulate
 from tests.test_fuzz_inputs import assert_clean_refusal, run_cli, _tree
 from tests.test_simulate import same_dataset
@@ -253,10 +254,12 @@ def test_garbage_manifest(tmp_path):
         (folder / name).write_text("[1, 2")
         refused(["report", folder], f"{name} is damaged")
     (tmp_path / "t" / "tournament.json").write_text('{"format": "khasino"}')
+    refused(["report", tmp_path / "t"], "tournament.json has no digest", "--force")
+    run_folder.write_manifest(tmp_path / "t", {"format": "khasino"}, "tournament.json")     # signed, yet not one
     refused(["report", tmp_path / "t"], "tournament.json is damaged: not a tournament's manifest")
     for study in ({"variants": [], "spec": m_spec(out)}, {"variants": [{"name": 1, "label": "x"}], "spec": m_spec(out)},
                   {"variants": [{"name": "v0", "label": "x"}], "spec": {**m_spec(out), "format": "nope"}}):
-        (tmp_path / "b" / "balance.json").write_text(json.dumps(study))
+        run_folder.write_manifest(tmp_path / "b", study, "balance.json")
         refused(["report", tmp_path / "b"], "balance.json is damaged: not a balance study's manifest")
     refused(["tournament", "--bots", "greedy,random", "--games", "5", "--out", tmp_path / "t", "--resume"],
             "tournament.json is damaged")
@@ -269,6 +272,8 @@ def test_a_manifest_whose_spec_is_damaged(tmp_path, spec):
     m = json.loads((out / "run.json").read_text())
     m["spec"].update(spec)
     (out / "run.json").write_text(json.dumps(m))
+    refused(["report", out], "run.json is damaged: its content does not match its digest")
+    run_folder.write_manifest(out, m)               # signed by the tool, yet not a run's spec
     refused(["report", out], "run.json is damaged: its spec is not a run's")
 
 
@@ -286,12 +291,12 @@ def test_a_removed_results_folder_is_played_again(tmp_path, sub):
 
 
 def test_results_folders_swapped(tmp_path):
-    """Every file reads back, but games/ holds the seats tables and seats/ the games'."""
+    """Every file reads back, but games/ holds the seats tables and seats/ the games': not the files listed."""
     out = _run(tmp_path / "run", games=200)
     (out / "games").rename(out / "tmp")
     (out / "seats").rename(out / "games")
     (out / "tmp").rename(out / "seats")
-    refused(["report", out], "do not read as a khasino run's tables")
+    refused(["report", out], str(out / "games" / storage.part_name(0)), "bytes where", "were written", "--resume")
 
 
 @pytest.mark.parametrize("change", [{"bots": 5}, {"format": "nope"}, {"games": "many"}, {"assignments": []},
@@ -301,7 +306,7 @@ def test_a_tournament_manifest_whose_fields_are_damaged(tmp_path, change):
     code, _, err, _ = run_cli(["tournament", "--bots", "greedy,random", "--games", "20", "--out", str(out)])
     assert code == 0, err
     meta = json.loads((out / "tournament.json").read_text())
-    (out / "tournament.json").write_text(json.dumps({**meta, **change}))
+    run_folder.write_manifest(out, {**meta, **change}, "tournament.json")
     refused(["report", out], "tournament.json is damaged: not a tournament's manifest")
 
 
@@ -329,11 +334,11 @@ def test_a_truncated_shard_is_named_and_played_again(tmp_path, sub):
     out = _run(tmp_path / "run")
     part = out / sub / storage.part_name(1)
     part.write_bytes(part.read_bytes()[:200])
-    refused(["report", out], f"{part} does not read back", "--resume")
+    refused(["report", out], f"{part} is 200 bytes where", "--resume")
     code, _, err, _ = run_cli(["simulate", "--games", "3000", "--seed", "11", "--shard-size", "1000", "--out",
                                str(out), "--resume", "--quiet"])
-    assert code == 0 and f"shard 1: {part} does not read back" in err, err
-    assert storage.file_problem(part) is None
+    assert code == 0 and f"shard 1: {part} is 200 bytes where" in err and "playing it again" in err, err
+    assert len(run_folder.verified_tables(out, sub)) == 3
     same_dataset(out, _run(tmp_path / "fresh"))
 
 
@@ -341,8 +346,10 @@ def test_a_shard_with_rows_missing_is_played_again(tmp_path):
     out = _run(tmp_path / "run")
     part = out / "seats" / storage.part_name(2)
     pq.write_table(pq.read_table(part).slice(0, 10), part)
-    assert storage.drop_damaged_shards(out, [(2, 2000, 1000)], 2, False)[0][2] == "10 rows where 2000 were written"
-    simulate(games=3000, bots=("greedy", "random"), seed=11, out=out, shard_size=1000, workers=1, resume=True)
+    said = []
+    simulate(games=3000, bots=("greedy", "random"), seed=11, out=out, shard_size=1000, workers=1, resume=True,
+             log=said.append)
+    assert said and said[0].startswith(f"shard 2: {part} is ") and said[0].endswith("; playing it again"), said
     same_dataset(out, _run(tmp_path / "fresh"))
 
 
@@ -356,12 +363,12 @@ def _check_full_then_resume(out, tmp_path, free):
     --resume finishes the same dataset as an undisturbed run."""
     err = refused(SIM + ["--out", out], "no space left on the device", "--resume")
     assert len(err.splitlines()) == 1
-    kept = storage.done_shards(out)
+    kept = set(run_folder.listed(run_folder.read_manifest(out)))
     assert not list(Path(out).rglob(".part-*")), "temporary files left behind"
     free()
     code, _, err, _ = run_cli(SIM + ["--out", str(out), "--resume"])
     assert code == 0, err
-    assert storage.done_shards(out) >= kept
+    assert set(run_folder.listed(run_folder.read_manifest(out))) >= kept
     fresh = tmp_path / "fresh"
     run_cli(SIM + ["--out", str(fresh)])
     same_dataset(out, fresh)
@@ -381,29 +388,37 @@ def test_disk_full_injected(tmp_path, monkeypatch):
     _check_full_then_resume(tmp_path / "run", tmp_path, lambda: calls.update(full=False))
 
 
-def test_disk_full_on_a_small_file_system(tmp_path):
-    """A real 1 MiB tmpfs (root only): the run stops when it fills, and resumes once the mount is grown."""
+@contextlib.contextmanager
+def small_disk(tmp_path, size):
+    """A real tmpfs of `size` (e.g. "1m") mounted at tmp_path/disk for the block, unmounted after (root only:
+    the test is skipped elsewhere); `remount,size=...` grows it."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)],
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(disk)],
                                            capture_output=True).returncode:
         pytest.skip("needs root to mount a small tmpfs")
     try:
-        _check_full_then_resume(disk / "run", tmp_path, lambda: subprocess.run(
-            ["mount", "-o", "remount,size=64m", str(disk)], check=True))
+        yield disk
     finally:
         subprocess.run(["umount", str(disk)], capture_output=True)
+
+
+def test_disk_full_on_a_small_file_system(tmp_path):
+    """A real 1 MiB tmpfs (root only): the run stops when it fills, and resumes once the mount is grown."""
+    with small_disk(tmp_path, "1m") as disk:
+        _check_full_then_resume(disk / "run", tmp_path, lambda: subprocess.run(
+            ["mount", "-o", "remount,size=64m", str(disk)], check=True))
 
 
 # ---- options --------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, fragment", [
-    (["simulate", "--set", "max_builds_owned=99999999999999999999"], "takes an integer"),
+    (["simulate", "--set", "max_builds_owned=99999999999999999999"], "must be in 0..14"),
     (["simulate", "--set", "max_builds_owned=15"], "must be in 0..14"),
     (["simulate", "--set", "next_deal_leader=3"], "must be in 0..2"),
     (["simulate", "--format", "kasino-2p", "--set", "tabbe_value=51"], "must be in 1..50"),
     (["simulate", "--format", "kasino-3p", "--set", "match_rounds=4"], "multiple of 3"),
-    (["balance", "--vary", "max_builds_owned=1,999999999999999999999"], "takes an integer"),
+    (["balance", "--vary", "max_builds_owned=1,999999999999999999999"], "must be in 0..14"),
     (["match", "greedy", "random", "--sprt", "elo0=nan,elo1=10"], "elo0 must be a finite"),
     (["match", "greedy", "random", "--sprt", "elo0=0,elo1=inf"], "elo1 must be a finite"),
     (["match", "greedy", "random", "--sprt", "elo0=0"], "needs both elo0 and elo1"),

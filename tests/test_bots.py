@@ -30,7 +30,7 @@ def test_lists_with_parameters():
 @pytest.mark.parametrize("spec, message", [
     ("nobot", "unknown bot 'nobot'"),
     ("greedy:cards=3", "greedy has no parameter 'cards' (parameters: none)"),
-    ("heuristic:cards", "heuristic has no parameter 'cards'"),
+    ("heuristic:cards", "cards needs a value: heuristic:cards=N"),
     ("heuristic:cards=x", "cards takes an integer, not 'x'"),
     ("heuristic:", "give key=value parameters"),
     ("ismcts:n=0", "n must be in 1..200000, not 0"),

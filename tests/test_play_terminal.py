@@ -174,8 +174,8 @@ def test_save_and_resume_play_the_same_game(tmp_path):
     save = tmp_path / "g.json"
     code, out, _ = run(["play", "--human", "0", "--mode", "classic", "--seed", "9", "--save", save,
                         "--trace", tmp_path / "b.jsonl"], lines[:6])
-    assert code == 0 and "input ended: the game is saved in" in out and json.loads(save.read_text())["current"]
-    code, out, _ = run(["play", "--resume", save], lines)
+    assert code == 0 and "input ended: the game is saved in" in out and json.loads(save.read_text())["moves"][0]
+    code, out, _ = run(["play", "--resume", save, "--trace", tmp_path / "b.jsonl"], lines)    # (a save names none)
     assert code == 0 and "resuming khasino, seed 9" in out
     a, b = read_records(tmp_path / "a.jsonl")[0], read_records(tmp_path / "b.jsonl")[0]
     assert a["rounds"] == b["rounds"] and a["score"] == b["score"]

@@ -334,7 +334,7 @@ def test_a_stopped_shard_leaves_nothing(tmp_path, monkeypatch):
             stop.set()
 
     temporary = []
-    assert run_shard(spec.identity(), 0, 0, 6000, str(tmp_path / "r"), progress=progress, stop=stop) == 0
+    assert run_shard(spec.identity(), 0, 0, 6000, str(tmp_path / "r"), progress=progress, stop=stop) == (0, 0, None)
     assert sum(ticks) == 4000 and len(temporary) == 2
     assert not list((tmp_path / "r").glob("**/*.parquet*")) and not list((tmp_path / "r").glob("**/.part-*"))
 

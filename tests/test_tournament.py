@@ -1,7 +1,6 @@
 """Duplicate-deal tournaments and SPRT matches (khasino_sim/tournament.py, duplicate.py, sprt.py): seat
 assignments, the same deals in every assignment, the crosstable and ratings in the report files, bad input as
 one line, and the SPRT's error rates on samples of known strength and on bots of known difference."""
-import json
 import math
 import subprocess
 import sys
@@ -173,16 +172,24 @@ def _synthetic(out, fmt_name, bots, games, score):
     """A tournament's folder with its tables only: `score(entrant index, deal)` gives each unit's score."""
     fmt = get_format(fmt_name)
     plan = T.assignments(fmt, len(bots))
+    from khasino_sim import run_folder
+    from khasino_sim.runs import RunSpec
     out.mkdir()
-    (out / "tournament.json").write_text(json.dumps({"format": fmt_name, "bots": bots, "games": games, "seed": 0,
-                                                     "options": {}, "assignments": [list(x) for x in plan]}))
+    run_folder.write_manifest(out, {"format": fmt_name, "bots": bots, "games": games, "seed": 0, "options": {},
+                                    "assignments": [list(x) for x in plan]}, "tournament.json")
     for i, a in enumerate(plan):
-        d = out / f"assignment-{i:04d}" / "games"
-        d.mkdir(parents=True)
-        cols = {"game": np.arange(games)}
-        for s, e in enumerate(a):
-            cols[f"score_{s}"] = score(e, np.arange(games))
-        pd.DataFrame(cols).to_parquet(d / "part-000000.parquet")
+        run = out / f"assignment-{i:04d}"
+        tables = {"games": pd.DataFrame({"game": np.arange(games), **{f"score_{s}": score(e, np.arange(games))
+                                                                     for s, e in enumerate(a)}}),
+                  "seats": pd.DataFrame({"game": np.repeat(np.arange(games), fmt.seats),
+                                         "seat": np.tile(np.arange(fmt.seats), games)})}
+        listing = {}
+        for name, frame in tables.items():
+            (run / name).mkdir(parents=True)
+            frame.to_parquet(run / name / "part-000000.parquet")
+            listing[name] = run_folder.file_entry(run / name / "part-000000.parquet", len(frame))
+        spec = RunSpec(format=fmt_name, games=games, bots=tuple(bots[j] for j in a), rotate=False)
+        run_folder.write_manifest(run, {"spec": spec.identity(), "complete": True, "files": {"0": listing}})
     return out
 
 

@@ -10,7 +10,7 @@ from numba import njit
 
 from ..core.bits import card_value, lowbit_index, popcount
 from ..core.layout import (
-    CARD_BITS, C_BEND, C_BSTART, C_BUILT, C_HV, C_HVMASK, C_LOOSE, C_MAXV, C_OWNMASK, C_SUMS, C_SUMS_LOOSE,
+    CARD_BITS, C_BEND, C_BSTART, C_BUILT, C_HV, C_HVMASK, C_LOOSE, C_MAXV, C_OWNMASK, C_STOP, C_SUMS, C_SUMS_LOOSE,
     KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD, R_ACE_14, R_TRAIL_OWN_ANY, R_UNSUMMED, S_BNG, S_BOWNER,
     S_HANDS, WS_GBUF, WS_SUB, WS_SUBH,
 )
@@ -90,6 +90,8 @@ def groups_onto(ws, p, c, kind, value):
     else:
         s_lo, s_hi = ws[C_BSTART + need], ws[C_BEND + need]
     for si in range(s_lo, s_hi):
+        if ws[C_STOP]:              # a full listing window (sink.py)
+            return
         smask = ws[WS_SUB + si] & CARD_BITS
         offer_selections_stacked(ws, p, kind, c, value, value, smask, smask | (1 << c), ws[WS_SUBH + si],
                                  kind == KIND_BUILD)
@@ -144,6 +146,8 @@ def gen_hand_cassino(st, rules, p, ws, captures, others):
     no_trail = nowned > 0 and rules[R_TRAIL_OWN_ANY]     # C6: no trail while owning a build
     m = hand
     while m:
+        if ws[C_STOP]:              # a full listing window (sink.py): the selection enumerations have ended too
+            break
         b = m & -m
         m ^= b
         c = lowbit_index(b)

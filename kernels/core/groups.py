@@ -40,6 +40,30 @@ NIBBLE_HIGH = np.uint64(0x8888888888888888)     # bit 3 of every 4-bit field
 _U3 = np.uint64(3)
 
 
+NEW_NODE = -1               # `piles_next` states: a node not yet visited,
+COVER_TOP = -2              # one whose current pile is to get its topmost unused card (no gap),
+DONE = -3                   # and the end of the search
+PAST_END = 1 << 62          # an enumeration index past every bucket
+
+
+@njit(cache=True, nogil=True, _nrt=False)
+def end_enumerations(ws):
+    """Make every selection enumeration under way end at its next step: `combo_next` (C_CTL, C_CTL + 2) and
+    `prefix_next` (C_CTL + 4) at depth 0 past their last index, `piles_next` (C_CTL + 6) done. A listing window
+    that is full calls this (sink.py), so the generator comes back at once with no test in its loops; an
+    enumeration started afterwards (combo_start, prefix_start, piles_start) runs until its next candidate
+    ends it again, and the loops above them test C_STOP."""
+    ws[C_CTL] = 0
+    ws[C_CTL + 1] = PAST_END
+    ws[C_CTL + 2] = 0
+    ws[C_CTL + 3] = PAST_END
+    ws[C_CTL + 4] = 0
+    ws[C_CTL + 5] = PAST_END
+    ws[C_CTL + 6] = 0
+    ws[C_CTL + 7] = DONE
+    ws[C_CTL + 8] = 0
+
+
 @njit(cache=True, nogil=True, _nrt=False, inline="always")
 def combo_start(ws, taken, lo, used, ctl):
     """Start a `combo_next` enumeration from index lo, with the cards `taken` unavailable."""
@@ -169,9 +193,6 @@ def pile_index(ws, v, lo, hi):
     ws[C_PIDX_BUILT] |= 1 << v
 
 
-NEW_NODE = -1               # `piles_next` states: a node not yet visited,
-COVER_TOP = -2              # one whose current pile is to get its topmost unused card (no gap),
-DONE = -3                   # and the end of the search
 
 
 @njit(cache=True, nogil=True, _nrt=False)

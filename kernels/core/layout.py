@@ -232,8 +232,8 @@ C_SEEN = C_DRAW + 1                  # candidates offered so far in this positio
 C_FOUND = C_SEEN + 1                 # 1 once WS_BEST holds a candidate
 C_BEST_H = C_FOUND + 1               # fmix(key ^ r) of the best so far (uint64 bits)
 C_BEST_F = C_BEST_H + 1              # greedy: the best (points, cards, spades, -table_points) so far
-C_LIST_LO = C_BEST_F + 4             # SINK_LIST: candidates [lo, hi) are written to WS_LIST
-C_LIST_HI = C_LIST_LO + 1
+C_LIST_LO = C_BEST_F + 4             # SINK_LIST: candidates [lo, hi) are written to WS_LIST; SINK_KEYS: the
+C_LIST_HI = C_LIST_LO + 1            # class counted (residue lo, bits hi: hi grows as the class is split)
 C_FEAT = C_LIST_HI + 1               # features of the main action being offered (4 slots)
 C_BMASK = C_FEAT + 4                 # per build value: the build's cards (0 if none)
 C_BHASH = C_BMASK + MAX_VALUE + 1    # per build value: its hash terms (owner and groups), uint64 bits
@@ -306,7 +306,14 @@ C_THASH = C_TCAP + 1                 # slots of its child table (a power of two)
 C_REACH = C_THASH + 1                # per sum v: the union of its bucket's pile-card group words (prepare_items):
                                      # every usable pile card they hold, with loose cards and flags (mask it)
 C_ABOVE = C_REACH + MAX_VALUE + 2    # per usable pile card c: the cards above it in its pile, C_ABOVE + c
-CTX_SIZE = C_ABOVE + 64
+# listing and counting (kernels/core/sink.py; docs/ENGINE.md "Listing"): the generator's loops return early once
+# C_STOP is set (a listing window is full; 0 in every bot's mode); SINK_KEYS folds the keys of one class (key mod
+# 2**C_LIST_HI == C_LIST_LO) into a key table of C_KMASK + 1 slots at WS_LIST, 0 marking an empty slot
+C_STOP = C_ABOVE + 64
+C_KCOUNT = C_STOP + 1                # keys in the key table
+C_KZERO = C_KCOUNT + 1               # 1 once the key 0 (which the table cannot hold) was offered in the class
+C_KMASK = C_KZERO + 1                # the key table's slots less one (a power of two less one)
+CTX_SIZE = C_KMASK + 1
 
 WS_RAW = CTX_SIZE                    # subsets in generation order (packed group words)
 WS_RAWH = WS_RAW + MAX_SUBSETS       # their hash terms: the xor of their cards' terms in place (uint64 bits)
@@ -330,8 +337,8 @@ WS_BEST = WS_GBUF + STACK_LEN        # the running best move record
 WS_OBS = WS_BEST + REC_SIZE          # the observation handed to a bot
 WS_CAND = WS_OBS + OBS_SIZE          # a user bot: the candidate move record it scores
 WS_SIZE = WS_CAND + REC_SIZE
-WS_LIST = WS_SIZE                    # a listing workspace is longer: records (SINK_LIST) or keys (SINK_KEYS)
-                                     # of candidates [lo, hi) from here
+WS_LIST = WS_SIZE                    # a listing workspace is longer: the records of candidates [lo, hi)
+                                     # (SINK_LIST) or the key table (SINK_KEYS) from here
 
 # ---- search area (kernels/khasino/search.py, tree.py): from WS_SIZE, in a workspace made for a search bot -----------
 # (core.workspace.new_workspace sizes it for the largest `n` of the search bots registered; docs/ENGINE.md "Search")

@@ -13,7 +13,7 @@ from .layout import (
     C_CARD_SETS,
     CARD_BITS, C_BEND, C_BGRP, C_BHASH, C_BMASK, C_BMID, C_BNGV, C_BPTS, C_BSTART, C_BUILT, C_CARDPTS, C_CTL,
     C_FOLLOW, C_HV, C_LASTCAP, C_LOADKEY, C_LOOSE, C_MKOWNER, C_MYPLEN, C_NOPP, C_OURPTS, C_OWNMASK,
-    C_PARTNER_BUILDS, C_PILE_EXPOSE, C_PTMASK, C_RISK, C_SINK, C_SUMS_LOOSE_ONLY, C_SWEEPS_ON, C_TABLE_POINTS,
+    C_PARTNER_BUILDS, C_PILE_EXPOSE, C_PTMASK, C_RISK, C_SINK, C_STOP, C_SUMS_LOOSE_ONLY, C_SWEEPS_ON, C_TABLE_POINTS,
     KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD, KIND_TRAIL, MAX_GROUPS, SINK_HEURISTIC, SINK_RANDOM,
     VALUE_SHIFT, WS_FOLLOW, WS_GBUF, WS_SEL1, WS_SEL2, WS_SEL3, WS_SUB, WS_SUBH, WS_USED1, WS_USED2, WS_USED3,
 )
@@ -241,6 +241,8 @@ offer.py_func.literal_args = ("p", "kind", "c", "value", "target", "used", "ng",
 def offer_followups(ws, kind, value, used, own, key0, c, target, ng, pile_used):
     """K9/P5: every non-empty set of disjoint loose-only groups (none of the cards `used`) added to the builds
     of the values in `own` (those the mover may add to after the main action, `offer`)."""
+    if ws[C_STOP]:                  # a full listing window (sink.py)
+        return
     free = ws[C_LOOSE] & ~used
     nf = 0
     m = own

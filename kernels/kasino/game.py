@@ -14,7 +14,7 @@ from ..core.layout import (
     S_OVER, S_ROUNDS, S_SCORES, S_TO_MOVE, WS_BEST,
 )
 from ..core.rng import bot_stream_seed, round_seed
-from ..core.sink import sink_begin
+from ..core.sink import listing_begin
 from ..core.workspace import new_workspace
 from .moves import gen_kasino
 from .search import crawl_fallback, decide_kasino
@@ -138,7 +138,8 @@ def play_kasino_matches(rules, seeds, bots, check=False, ws=None, nrounds=None):
 
 @njit(cache=True, nogil=True, _nrt=False)
 def kasino_list_window(st, rules, p, ws, mode, lo, hi):
-    """Generate seat p's moves into a listing workspace (candidates lo .. hi-1 as records or keys); returns
-    the total number of candidates."""
-    sink_begin(ws, mode, 0, lo, hi)
+    """Generate seat p's moves into a listing workspace, as `movegen.list_moves`: candidates lo .. hi-1 as
+    records (stopping at the first past them, ws[C_STOP] = 1), or the keys of one class counted (SINK_KEYS).
+    Returns the number of candidates offered."""
+    listing_begin(ws, mode, lo, hi)
     return gen_kasino(st, rules, p, ws)

@@ -19,7 +19,7 @@ from ..core.groups import item_subsets
 from ..core.heuristic import kasino_score
 from ..core.layout import (
     CARD_BITS, C_BEND, C_BSTART, C_KACES, C_KBIT, C_KITEMH, C_KN, C_KPTS, C_KSECOND, C_KVAL, C_OVERFLOW, C_SEEN,
-    C_SINK, KIND_CAPTURE, KIND_TRAIL, MAX_ITEMS, MAX_SUBSETS, R_CARD_POINTS, R_TABBE, R_TABBE_FORCED,
+    C_SINK, C_STOP, KIND_CAPTURE, KIND_TRAIL, MAX_ITEMS, MAX_SUBSETS, R_CARD_POINTS, R_TABBE, R_TABBE_FORCED,
     SINK_HEURISTIC, SINK_RANDOM, SINK_USER, S_HANDS, S_LOOSE, S_LOOSE_HI, WS_RAW, WS_RAWH, WS_SEL1, WS_SEL2,
     WS_SUB, WS_SUBH, WS_USED1, WS_USED2,
 )
@@ -192,6 +192,8 @@ def offer_maximal(ws, p, c, cpts, nm, full, tabbe):
                     m ^= b
                     h ^= np.uint64(ws[C_KITEMH + lowbit_index(b)])
                 offer_capture(ws, p, c, cpts, u, h, tabbe if u == full else 0)
+                if ws[C_STOP]:      # a full listing window (sink.py)
+                    return
         else:
             x = free & -free
             if i == -2:
@@ -263,7 +265,7 @@ def gen_kasino(st, rules, p, ws):
             offer_capture(ws, p, c, rules[R_CARD_POINTS + c], full, h, tabbe)
         return ws[C_SEEN]
     m = hand
-    while m:
+    while m and not ws[C_STOP]:     # C_STOP: a full listing window (sink.py)
         b = m & -m
         m ^= b
         c = lowbit_index(b)

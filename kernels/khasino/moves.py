@@ -17,8 +17,8 @@ from ..core.layout import (
     CARD_BITS, C_ABOVE, C_BEND, C_BGRP, C_BHASH, C_BMASK, C_BNGV, C_BPTS, C_BSTART, C_BUILT, C_CARDPTS,
     C_CHANGEABLE, C_FOLLOW, C_HV, C_HVMASK, C_HW, C_LASTCAP, C_LOADKEY, C_LOOSE, C_MAXV, C_MKOWNER, C_MYPLEN,
     C_OURPTS, C_OWNMASK, C_PARTNER_BUILDS, C_PILE_EXPOSE, C_PITEMS, C_PTMASK, C_RACES, C_REACH, C_RISK, C_SINK,
-    C_SUMS, C_SUMS_LOOSE, C_SWEEPS_ON, C_TABLE_POINTS, H_SAFETY, KIND_BUILD, KIND_CAPTURE, KIND_CHANGE, KIND_LOAD,
-    MAX_GROUPS, MAX_PILE, MAX_VALUE, R_ACE_14, R_CARD_POINTS, R_CHANGE, R_DECK, R_FOLLOW, R_LOAD_OWNS,
+    C_STOP, C_SUMS, C_SUMS_LOOSE, C_SWEEPS_ON, C_TABLE_POINTS, H_SAFETY, KIND_BUILD, KIND_CAPTURE, KIND_CHANGE,
+    KIND_LOAD, MAX_GROUPS, MAX_PILE, MAX_VALUE, R_ACE_14, R_CARD_POINTS, R_CHANGE, R_DECK, R_FOLLOW, R_LOAD_OWNS,
     R_MAX_BUILDS, R_MAX_BUILD_VALUE, R_PARTNER, R_PILES, R_POINT_MASK, R_SEATS, R_SWEEPS, R_TEAM, R_TEAMS,
     R_TRAIL_OWN_FIRST, R_TRAIL_SAME, R_UNSUMMED, SINK_HEURISTIC, SINK_RANDOM, S_BGROUPS, S_BNG, S_BOWNER, S_DEAL,
     S_HANDS, S_LAST_CAP, S_LOOSE, S_PILE, S_PLEN, S_PROMISES, WS_GBUF, WS_SUB, WS_SUBH,
@@ -236,6 +236,8 @@ def gen_groups_onto(ws, p, c, kind, value):
     reach = ws[C_REACH + value]
     pitems = ws[C_PITEMS]
     for si in range(s_lo, s_hi):
+        if ws[C_STOP]:              # a full listing window (sink.py)
+            return
         smask = ws[WS_SUB + si] & CARD_BITS
         # K8: the cards above a pile card of the played card's group must be used too, and only the groups
         # of sum `value` can use them; where they cannot, the group has no selection to go with
@@ -270,6 +272,8 @@ def gen_changes(st, rules, p, ws, c):
                 if st[S_BOWNER + nv] >= 0 or ws[C_HV + nv] - (1 if nv == cv else 0) < 1:
                     continue
                 for k in range(ws[C_BSTART + s], ws[C_BEND + s]):
+                    if ws[C_STOP]:  # a full listing window (sink.py)
+                        return
                     smask = ws[WS_SUB + k] & CARD_BITS
                     if not pile_ok(smask, ws):
                         continue
@@ -294,6 +298,8 @@ def gen_hand(st, rules, p, ws, captures, others):
     built = ws[C_BUILT]
     m = hand
     while m:
+        if ws[C_STOP]:              # a full listing window (sink.py): the selection enumerations have ended too
+            break
         b = m & -m
         m ^= b
         c = lowbit_index(b)

@@ -38,7 +38,12 @@ class LinearPolicy:
         return np.argmax(np.where(mask.astype(bool), z, -np.inf), axis=1)
 
     def save(self, path):
-        np.savez(path, W=self.W, b=self.b, format=self.format)
+        """Write the policy as .npz at `path`, whole and never through a symbolic link."""
+        import io
+        from ..files import write_bytes
+        buf = io.BytesIO()
+        np.savez(buf, W=self.W, b=self.b, format=self.format)
+        write_bytes(path, buf.getvalue())
 
     @classmethod
     def load(cls, path):

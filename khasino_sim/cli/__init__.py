@@ -17,19 +17,22 @@ import sys
 
 import click
 
-from ..formats import FORMATS, get_format  # noqa: F401  (re-exported: importable from here before the split)
-from ..render import _cards, _changed_options, render  # noqa: F401  (re-exported, likewise)
-from .common import (RESUME_HINT, InputError, _bot_list, _bots, _check_backend, _format, _label,  # noqa: F401
+from . import interrupts
+interrupts.early()      # before the imports below (Numba's): Ctrl-C while they load
+
+from ..formats import FORMATS, get_format  # noqa: F401,E402  (re-exported: importable from here before the split)
+from ..render import _cards, _changed_options, render  # noqa: F401,E402  (re-exported, likewise)
+from .common import (RESUME_HINT, InputError, _bot_list, _bots, _check_backend, _format, _label,  # noqa: F401,E402
                      _load_state, _read_only, _settings, os_problem, reading, writable_folder)
-from .shared_options import bot_file_option as _bot_file_option  # noqa: F401
-from .benchmark import _gpu_bench, bench
-from .contests import match, tournament
-from .listings import bots_command, formats, options
-from .playing import play
-from .positions import moves, show
-from .recording import replay
-from .simulation import simulate
-from .studies import balance, report
+from .shared_options import bot_file_option as _bot_file_option  # noqa: F401,E402
+from .benchmark import _gpu_bench, bench  # noqa: E402
+from .contests import match, tournament  # noqa: E402
+from .listings import bots_command, formats, options  # noqa: E402
+from .playing import play  # noqa: E402
+from .positions import moves, show  # noqa: E402
+from .recording import replay  # noqa: E402
+from .simulation import simulate  # noqa: E402
+from .studies import balance, report  # noqa: E402
 
 
 class Main(click.Group):
@@ -40,30 +43,33 @@ class Main(click.Group):
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """click's standalone handling, with a usage error (an unknown option, a value of the wrong type) in
-        one line as well: the problem, then where help is."""
+        one line as well: the problem, then where help is. Ctrl-C and SIGTERM stop every command within about
+        a second, in one line, exit 130 or 143 (cli/interrupts.py)."""
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, False, **extra)
-        try:
-            code = super().main(args, prog_name, complete_var, False, **extra)
-        except click.UsageError as e:
-            where = e.ctx.command_path if e.ctx is not None else "khasino"
-            message = " ".join(e.format_message().split())
-            click.echo(f"Error: {message} (`{where} -h` for help)", err=True)
-            sys.exit(e.exit_code)
-        except click.ClickException as e:
-            e.show()
-            sys.exit(e.exit_code)
-        except click.Abort:
-            click.echo("Aborted!", err=True)
-            sys.exit(1)
-        sys.exit(code if isinstance(code, int) else 0)
+        with interrupts.installed():
+            try:
+                code = super().main(args, prog_name, complete_var, False, **extra)
+            except click.UsageError as e:
+                where = e.ctx.command_path if e.ctx is not None else "khasino"
+                message = " ".join(e.format_message().split())
+                click.echo(f"Error: {message} (`{where} -h` for help)", err=True)
+                sys.exit(e.exit_code)
+            except click.ClickException as e:
+                e.show()
+                sys.exit(e.exit_code)
+            except (click.Abort, KeyboardInterrupt):    # Ctrl-C outside a command's own code (reading options)
+                interrupts.stop()
+            sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx):
         from ..userbots import UserBotError
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt, SystemExit):
+        except (click.ClickException, click.exceptions.Exit, click.Abort, SystemExit):
             raise
+        except KeyboardInterrupt:       # Ctrl-C or SIGTERM (cli/interrupts.py): its one line, exit 130 or 143
+            interrupts.stop()
         except UserBotError as e:
             raise InputError(str(e)) from None
         except BrokenPipeError:         # the reader stopped early (`| head`): the rest is discarded, exit 0

@@ -1,7 +1,6 @@
 """`khasino bench`: the CPU benchmark for CI (games/s per thread, the reference ratio, normalised figures
 compared with a baseline report, docs/BENCH.md) and, with --backend cuda, the GPU benchmark
 (khasino_sim/gpu_bench.py)."""
-import json
 import os
 import sys
 
@@ -27,8 +26,8 @@ def _gpu_bench(games, fmt_names, pairings, json_path, layout, threads_per_block)
                            progress=click.echo)
     click.echo(gpu_bench.header(report))
     if json_path:
-        with open(json_path, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=1)
+        from ..bench_gate import write_report
+        write_report(report, json_path)
         click.echo(f"report     {json_path}")
 
 
@@ -51,8 +50,8 @@ def _compile_bench(fmt_names, json_path):
     except RuntimeError as e:
         raise InputError(str(e))
     if json_path:
-        with open(json_path, "w", encoding="utf-8") as f:
-            json.dump(report, f, indent=1)
+        from ..bench_gate import write_report
+        write_report(report, json_path)
         click.echo(f"report     {json_path}")
 
 

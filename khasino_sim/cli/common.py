@@ -56,23 +56,30 @@ RESUME_HINT = "; run the same command with --resume to play its games again"
 
 @contextlib.contextmanager
 def reading(folder, hint=RESUME_HINT):
-    """Around reading a run's results: a damaged manifest, or a Parquet file that does not read back, is one
-    line naming the file (found by reading every file of `folder`), exit 2."""
+    """Around reading a run's results: a missing, damaged or edited file (the manifest's checks,
+    khasino_sim/run_folder.py), or a Parquet file that does not read as a run's table, is one line naming it,
+    exit 2; a stray file in the run's folders is one warning line on stderr."""
+    import warnings
     import pyarrow as pa
-    from ..storage import RunFolderError, damaged_file
+    from ..run_folder import RunFolderError, StrayFile
     try:
-        yield
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", StrayFile)
+            yield
     except RunFolderError as e:
         raise InputError(str(e)) from None
-    except (pa.ArrowException, OSError) as e:
-        bad = damaged_file(folder) if os.path.isdir(folder) else None
-        if bad is not None:
-            raise InputError(f"{bad[0]} does not read back ({bad[1]}){hint}") from e
-        if isinstance(e, pa.ArrowException):    # every file reads, but not as a run's tables (moved, replaced)
-            text = str(e).strip().splitlines()
-            raise InputError(f"the results in {folder} do not read as a khasino run's tables "
-                             f"({text[0][:120] if text else type(e).__name__})") from e
-        raise
+    except pa.ArrowException as e:      # listed and unchanged, yet not a run's table: written by something else
+        text = str(e).strip().splitlines()
+        raise InputError(f"the results in {folder} do not read as a khasino run's tables "
+                         f"({text[0][:120] if text else type(e).__name__})") from e
+    finally:
+        shown = set()
+        for w in said:
+            if issubclass(w.category, StrayFile) and str(w.message) not in shown:
+                shown.add(str(w.message))
+                click.echo(f"warning: {w.message}", err=True)
+            elif not issubclass(w.category, StrayFile):
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
 def writable_folder(path, option):
@@ -130,13 +137,21 @@ def _format(name):
 
 
 def _settings(pairs):
-    """The --set NAME=VALUE pairs as a dict of rule options (values still text)."""
+    """The --set NAME=VALUE pairs as a dict of rule options (values still text). An option set twice is
+    refused (the last would silently win), and so is a name without a value."""
+    def clip(text, width=40):       # a message stays one short line whatever was typed
+        return text if len(text) <= width else text[:width - 3] + "..."
     out = {}
     for p in pairs:
-        if "=" not in p:
-            raise InputError(f"--set takes NAME=VALUE, not {p!r}")
-        k, v = p.split("=", 1)
-        out[k.strip()] = v.strip()
+        k, eq, v = (x.strip() for x in p.partition("="))
+        if not eq or not k:
+            raise InputError(f"--set takes NAME=VALUE, not {clip(p)!r}")
+        if not v:
+            raise InputError(f"--set {clip(k)} needs a value: --set {clip(k)}=VALUE (`khasino options` lists "
+                             "the options and their values)")
+        if k in out:
+            raise InputError(f"--set {clip(k)} is given twice ({clip(out[k], 20)} and {clip(v, 20)}); give it once")
+        out[k] = v
     return out
 
 
@@ -197,11 +212,17 @@ def _check_backend(backend, names, dask=None):
         raise InputError(str(e))
 
 
-def interrupted(out):
-    """Exit 130 after Ctrl-C in a run writing to `out`, saying that what is done is kept."""
-    click.echo(f"interrupted: finished shards are kept in {out}; finish with the same command and --resume",
-               err=True)
-    sys.exit(130)
+def resume_hint(out):
+    """What the interrupted line says of a run writing to `out` (simulate, tournament, balance): what is kept,
+    and how to finish it."""
+    return f"finished shards are kept in {out}; finish with the same command and --resume"
+
+
+def resumable(out):
+    """Register the resume hint of a run writing to `out`: Ctrl-C or SIGTERM from now on prints
+    "interrupted: finished shards are kept in OUT; ..." (cli/interrupts.py)."""
+    from . import interrupts
+    interrupts.on_interrupt(resume_hint(out))
 
 
 def command_line():

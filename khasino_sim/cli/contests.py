@@ -3,10 +3,11 @@ crosstable and ratings) and `khasino match` (two bots until a sequential test de
 import click
 
 from .common import (InputError, _bot_list, _check_backend, _check_playable, _format, _no_policy_records,
-                     _settings, bots_tag, default_out, output_folders, reading, to_stderr)
-from .shared_options import (backend_option, bot_file_option, bots_option, format_option, games_option,
-                             out_option, report_option, resume_force_options, seed_option, set_option,
-                             workers_option)
+                     _settings, bots_tag, default_out, os_problem, output_folders, reading, resumable,
+                     to_stderr)
+from .shared_options import (backend_option, bot_file_option, bot_timeout_option, bots_option, format_option,
+                             games_option, out_option, report_option, resume_force_options, seed_option,
+                             set_option, workers_option)
 from .recording import (match_records_target, record_options, tournament_choice, write_match_records,
                         write_tournament_records)
 
@@ -24,6 +25,7 @@ from .recording import (match_records_target, record_options, tournament_choice,
 @backend_option("cuda: play on this machine's NVIDIA GPU (the same games).")
 @record_options()
 @bot_file_option
+@bot_timeout_option
 def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, resume, force, backend, record_n,
                record_games, record_where):
     """Every bot against every other on duplicate deals: each seat assignment plays the same deals (a
@@ -40,12 +42,16 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
         out = default_out("tournament", fmt.name, bots_tag(names), seed, games)
     output_folders(out, report_dir)
     choice = tournament_choice(record_n, record_games, record_where, fmt, names, games, _settings(settings))
+    resumable(out)              # Ctrl-C from here on says so (cli/interrupts.py)
     try:
         with reading(out):
             run(fmt.name, names, games, seed, out, _settings(settings), workers, resume, force,
                 log=to_stderr, backend=backend)
     except (TournamentError, ValueError) as e:
         raise InputError(str(e))
+    except OSError as e:          # a full disk, a folder gone read-only: what is done is kept
+        raise InputError(f"{os_problem(e, out)}; finished assignments are kept: fix it, then run the same command "
+                         "with --resume") from None
     with reading(out):
         data = tables(out)
         for line in format_tables(out, data):
@@ -68,6 +74,7 @@ def tournament(fmt_name, bots, games, seed, out, workers, settings, report_dir, 
 @set_option()
 @record_options(match=True)
 @bot_file_option
+@bot_timeout_option
 def match(bot_a, bot_b, fmt_name, sprt_text, seed, batch, max_pairs, settings, record_n, record_games, record_out):
     """BOT_A against BOT_B on duplicate pairs (each deal played twice, seats swapped) until a sequential
     probability ratio test accepts H0 (BOT_A is elo0 stronger) or H1 (elo1); prints the verdict, the Elo

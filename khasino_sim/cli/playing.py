@@ -8,7 +8,8 @@ import click
 
 from ..render import render
 from .common import InputError, _bots, _format, _settings
-from .shared_options import bot_file_option, format_option, seed_option, set_option
+from .shared_options import (absolute_path, bot_file_option, bot_timeout_option, format_option, seed_option,
+                             set_option)
 
 
 def _bot_only(fmt_name, seed, bots, as_json, record_file):
@@ -61,6 +62,11 @@ def _seat_bots(bots, fmt, humans):
     if len(names) != len(free):
         raise InputError(f"--bots: give one bot for every seat no human holds ({len(free)}: seats "
                          f"{', '.join(map(str, free))}), or one for all, not {len(names)}")
+    from ..bots import is_policy
+    policy = next((n for n in names if is_policy(n)), None)
+    if policy is not None:
+        raise InputError(f"--bots: {policy} is a trained policy, which plays in simulate, tournament and match "
+                         "(the batched environment), not in `khasino play`")
     _check_playable(names, fmt.family)
     out = ["human"] * fmt.seats
     for s, n in zip(free, names):
@@ -69,19 +75,49 @@ def _seat_bots(bots, fmt, humans):
 
 
 def _load_saved(path):
-    from ..terminal.session import SAVE_SCHEMA
+    """The parsed JSON of a saved game (checked by Game.resume, terminal/saves.py); one line if it cannot be read
+    as JSON."""
+    from ..terminal.saves import SAVE_LIMIT
+    from ..text import printable
     try:
-        with open(path) as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read(SAVE_LIMIT + 1)
     except FileNotFoundError:
         raise InputError(f"--resume {path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise InputError(f"--resume {path}: cannot read a saved game ({type(e).__name__})") from None
-    if not isinstance(data, dict) or data.get("khasino_play") != SAVE_SCHEMA:
-        raise InputError(f"--resume {path} is not a game saved by `khasino play --save`")
-    if data.get("finished"):
-        raise InputError(f"--resume {path}: that game is finished (khasino replay its trace, {data.get('trace')})")
-    return data
+    except IsADirectoryError:
+        raise InputError(f"--resume {path} is a folder, not a saved game") from None
+    except OSError as e:
+        raise InputError(f"--resume {path}: cannot read it ({e.strerror or type(e).__name__})") from None
+    if len(raw) > SAVE_LIMIT:
+        raise InputError(f"--resume {path}: too large to be a saved game (over {SAVE_LIMIT >> 20} MiB)")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"--resume {path} is not a saved game (not UTF-8 text)") from None
+    except RecursionError:
+        raise InputError(f"--resume {path} is not a saved game (nested too deeply)") from None
+    except ValueError as e:         # not JSON, or a number too long for Python to read
+        first = (str(e).splitlines() or [type(e).__name__])[0]
+        if "integer string conversion" in first:
+            first = "a number of thousands of digits"
+        raise InputError(f"--resume {path} is not a saved game (not JSON: {printable(first, 100)})") from None
+
+
+def _output_file(path, option):
+    """One line, before the game starts, if a file the game writes (--save, --trace) is a folder, or it or its
+    folder a symbolic link (files.replacing never writes through one)."""
+    from ..files import LinkError, check_not_link
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise InputError(f"{option} {path} is a folder, not a file")
+    try:
+        check_not_link(path)
+        check_not_link(os.path.dirname(os.path.abspath(path)), "a folder")
+    except LinkError as e:
+        raise InputError(f"{option} {e.filename} {e.strerror}") from None
+
+
+def _default_trace(fmt_name, seed):
+    return os.path.join("results", "play", f"{fmt_name}-s{seed}.jsonl")
 
 
 @click.command()
@@ -99,10 +135,10 @@ def _load_saved(path):
 @set_option()
 @click.option("--rounds", type=click.IntRange(1, 1), default=None, metavar="1",
               help="Cassino, Kasino: play one round instead of the whole match.")
-@click.option("--save", "save_file", default=None, metavar="GAME.json",
+@click.option("--save", "save_file", default=None, metavar="GAME.json", callback=absolute_path,
               help="Write the game after every move; `khasino play --resume GAME.json` continues it.")
 @click.option("--resume", "resume_file", default=None, metavar="GAME.json", help="Continue a saved game.")
-@click.option("--trace", "trace_file", default=None, metavar="FILE",
+@click.option("--trace", "trace_file", default=None, metavar="FILE", callback=absolute_path,
               help="Where the finished game is written as a record for `khasino replay` [default: "
                    "results/play/FORMAT-sSEED.jsonl].")
 @click.option("--plain", is_flag=True, help="No colour or styling (for pipes and screen readers).")
@@ -111,9 +147,10 @@ def _load_saved(path):
 @click.option("--json", "as_json", is_flag=True,
               help="Bots only: print JSON lines only: {\"state\"} before each move, the move {\"seat\", \"bot\", "
                    "\"move\", \"key\"}, the last {\"state\"}, then {\"final\"} (scores, score, winner).")
-@click.option("--record", "record_file", default=None, metavar="FILE",
+@click.option("--record", "record_file", default=None, metavar="FILE", callback=absolute_path,
               help="Bots only: also write the game as a record (docs/RECORDS.md) to FILE, for `khasino replay`.")
 @bot_file_option
+@bot_timeout_option
 def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume_file, trace_file, plain, hint_bot,
          as_json, record_file):
     """Play one game. Without --human the bots play it in the compiled core and it is printed move by move (in
@@ -140,13 +177,15 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
         except KeyError as e:
             raise InputError(f"--hint-bot: {e.args[0]}") from None
     if save_file is not None:
-        if os.path.isdir(save_file):
-            raise InputError(f"--save {save_file} is a folder, not a file")
+        from ..files import LinkError, make_folder
         from .common import writable_folder
+        _output_file(save_file, "--save")
         folder = os.path.dirname(os.path.abspath(save_file))
         writable_folder(folder, "--save")
         try:
-            os.makedirs(folder, exist_ok=True)
+            make_folder(folder)
+        except LinkError as e:
+            raise InputError(f"--save {save_file}: {e.filename} {e.strerror}") from None
         except OSError as e:
             raise InputError(f"--save {save_file}: cannot make {folder} ({e.strerror})") from None
     plain = plain or not sys.stdout.isatty()
@@ -158,12 +197,20 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
             names = ", ".join("--format" if g == "--fmt-name" else "--set" if g == "--settings" else
                               "--human" if g == "--humans" else g for g in given)
             raise InputError(f"--resume continues the saved game as it was set up: leave out {names}")
+        from ..terminal.saves import Finished, SaveError
+        save_to = save_file or os.path.abspath(resume_file)
+        if save_file is None:
+            _output_file(save_to, "--resume")
         data = _load_saved(resume_file)
         try:
-            game = Game.resume(data, plain=plain, save=save_file or resume_file, mode=mode, hint_bot=hint_bot,
-                               trace=trace_file)
-        except (KeyError, TypeError, ValueError) as e:
-            raise InputError(f"--resume {resume_file}: a damaged saved game ({type(e).__name__}: {e})") from None
+            game = Game.resume(data, plain=plain, save=save_to, mode=mode, hint_bot=hint_bot, trace=trace_file)
+        except Finished:
+            raise InputError(f"--resume {resume_file}: that game is finished (`khasino replay` steps through the "
+                             "trace written when it ended)") from None
+        except SaveError as e:
+            raise InputError(f"--resume {resume_file}: {e}") from None
+        game.trace_path = trace_file or _default_trace(game.fmt.name, game.seed)     # never the save's
+        _output_file(game.trace_path, "--trace")
         game.say(f"resuming {game.fmt.name}, seed {game.seed}: humans at seat(s) "
                  f"{', '.join(map(str, game.humans))}")
         game.play()
@@ -185,14 +232,11 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
     if rounds and not fmt.matches:
         raise InputError(f"--rounds: {fmt.name} plays single games, not matches")
     names = _seat_bots(bots, fmt, humans) if len(humans) < fmt.seats else ["human"] * fmt.seats
-    trace = trace_file or os.path.join("results", "play", f"{fmt.name}-s{seed}.jsonl")
-    if os.path.isdir(trace):
-        raise InputError(f"--trace {trace} is a folder, not a file")
+    trace = trace_file or _default_trace(fmt.name, seed)
+    _output_file(trace, "--trace")
+    from ..terminal.hints import HINT_BOT
     game = Game(fmt.name, seed, names, humans, mode or "practice", options, single=bool(rounds),
-                hint_bot=hint_bot or None, plain=plain, save=save_file, trace=trace)
-    if game.hint_bot is None:
-        from ..terminal.hints import HINT_BOT
-        game.hint_bot = HINT_BOT
+                hint_bot=hint_bot or HINT_BOT, plain=plain, save=save_file, trace=trace)
     who = "Pass-and-Play: seats " + ", ".join(map(str, humans)) if len(humans) > 1 else f"you are seat {humans[0]}"
     game.say(f"{fmt.name}, seed {seed}, {mode or 'practice'}: {who}; "
              + ", ".join(f"seat {s} {n}" for s, n in enumerate(names) if n != "human")

@@ -10,13 +10,15 @@ from .common import InputError, _load_state
 
 @click.command()
 @click.argument("state_file", metavar="STATE.json")
-@click.option("--count", is_flag=True, help="Print only the number of distinct legal moves.")
+@click.option("--count", is_flag=True,
+              help="Print only the number of distinct legal moves (exact, in fixed memory: about 32 MiB).")
 @click.option("--limit", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Print at most N moves.")
+              help="Print at most N moves (the first come at once, however many the position has).")
 def moves(state_file, count, limit):
     """Print every distinct legal move of STATE.json, one JSON object per line (card, kind, text, result).
 
-    Any position is listed completely, streaming in bounded memory, however many moves it has."""
+    Any position is listed completely, streaming in bounded memory, however many moves it has: each move is
+    printed as soon as the window of moves holding it is generated (docs/ENGINE.md, "Listing")."""
     from ..engine import iter_moves, count_moves, EngineError, StateError
     state = _load_state(state_file)
     try:
@@ -39,15 +41,20 @@ def moves(state_file, count, limit):
               help="A records file (docs/RECORDS.md): the record of game K [default: its first].")
 @click.option("--line", type=click.IntRange(1), default=None, metavar="L", help="A records file: the record on line L.")
 @click.option("--move", type=click.IntRange(1), default=None, metavar="M",
-              help="A records file: the position before move M [default: 1, the first]; past the last, the end.")
+              help="A records file: the position before move M [default: 1, the first].")
 def show(state_file, game, line, move):
     """Draw the position in STATE.json legibly in the terminal, or one position of a recorded game
-    (`khasino show records.jsonl --game K --move M`: the position before move M)."""
-    from ..records import describe_step, is_record_file, position_before
+    (`khasino show records.jsonl --game K --move M`: the position before move M; the record is checked
+    through the engine first, as `khasino replay` checks it)."""
+    from ..records import RecordError, describe_step, is_record_file, position_of_move
     from .recording import record_steps
     if state_file != "-" and is_record_file(state_file):
         rec, positions = record_steps(state_file, game, line)
-        click.echo("\n".join(describe_step(rec, positions[position_before(positions, move or 1)], len(positions))))
+        try:
+            at = position_of_move(rec, positions, move or 1)
+        except RecordError as e:
+            raise InputError(f"{state_file}: {e}") from None
+        click.echo("\n".join(describe_step(rec, positions[at], len(positions))))
         return
     if (game, line, move) != (None, None, None):
         raise InputError(f"--game, --line and --move read a records file (docs/RECORDS.md); {state_file} holds a "

@@ -7,11 +7,11 @@ import sys
 import click
 
 from .common import InputError, reading
-from .shared_options import compose
+from .shared_options import absolute_path, compose
 
 
 def record_options(where=True, match=False):
-    """--record N, --record-games LIST and (with `where`) --record-where QUERY; for `match` (no run folder, no
+    """--record N, --record-games LIST and (with `where`) --record-where FILTER; for `match` (no run folder, no
     games table): --record-out FILE instead of --record-where."""
     options = [
         click.option("--record", "record_n", default=None, type=click.IntRange(1), metavar="N",
@@ -26,25 +26,26 @@ def record_options(where=True, match=False):
                                        "--record-out (docs/RECORDS.md).")
         options[1] = click.option("--record-games", default=None, metavar="I,J,...",
                                   help="Record these pairs (indices from 0, both games of each) instead.")
-        options.append(click.option("--record-out", default=None, metavar="FILE",
+        options.append(click.option("--record-out", default=None, metavar="FILE", callback=absolute_path,
                                     help="Where --record writes [default: results/match-FORMAT-A-B-sSEED/"
                                          "records.jsonl]."))
     elif where:
         options.append(click.option(
-            "--record-where", default=None, metavar="QUERY",
-            help="Record the games whose games-table row matches QUERY (pandas query, e.g. \"score_0 > 10\" or "
-                 "\"winner == 1 and turns > 40\"), the first 100 unless --record N."))
+            "--record-where", default=None, metavar="FILTER",
+            help="Record the games whose games-table row matches FILTER: columns, whole numbers, quoted names, + - "
+                 "*, comparisons, and/or/not, parentheses (e.g. \"score_0 - score_1 > 5\", \"winner == 1 and "
+                 "bot_0 == 'greedy'\"; docs/RECORDS.md), the first 100 unless --record N."))
     return compose(*options)
 
 
 def record_choice(record_n, record_games=None, record_where=None, spec=None):
     """The selection (records.selection) the options ask for, or None; InputError (exit 2) on a bad one, a
-    --record-where query checked against the columns of `spec`'s games table before any game is played."""
-    from ..records import RecordError, check_where, games_columns, selection
+    --record-where filter checked against the columns of `spec`'s games table before any game is played."""
+    from ..records import RecordError, check_where, games_schema, selection
     try:
         choice = selection(record_n, record_where, record_games)
         if choice is not None and "where" in choice and spec is not None:
-            check_where(choice["where"], games_columns(spec))
+            check_where(choice["where"], games_schema(spec))
         if choice is not None and "games" in choice and spec is not None and choice["games"][-1] >= spec.games:
             raise RecordError(f"--record-games: the run has games 0 .. {spec.games - 1}, not {choice['games'][-1]}")
     except RecordError as e:
@@ -64,19 +65,15 @@ def pipe_closed_ok():
         sys.exit(0)
 
 
-def _load(path, game, line):
-    from ..records import RecordError, pick, read_records
+def record_steps(path, game=None, line=None):
+    """(record, its steps) of the record chosen in the file at `path`, every position rebuilt through the engine
+    and checked against what the record says (khasino_sim/record_check.py): exit 2 on a bad file, a bad choice
+    or a record that is not the game it claims."""
+    from ..records import RecordError, load_record, steps
     try:
-        records = read_records(path)
-        return pick(records, game, line, path)
+        rec = load_record(path, game, line)
     except RecordError as e:
         raise InputError(str(e)) from None
-
-
-def record_steps(path, game=None, line=None):
-    """(record, its steps) of the record chosen in the file at `path` (exit 2 on a bad file or choice)."""
-    from ..records import RecordError, steps
-    rec = _load(path, game, line)
     try:
         return rec, steps(rec)
     except RecordError as e:
@@ -98,8 +95,9 @@ def replay(records_file, game, line, show_all, step):
 
     Interactive on a terminal: Enter or n next, p or b back, a number jumps to the position before that move,
     q quits; commands are read line by line, so a pipe can drive it (with --step). With --all, or when stdout
-    is not a terminal, every position is printed."""
-    from ..records import describe_step, position_before, title
+    is not a terminal, every position is printed. The record is checked first: every position is rebuilt
+    through the engine, and a record whose moves, seats, bots, scores or winner are not the game's is refused."""
+    from ..records import describe_step, moves_in, position_before, title
     if show_all and step:
         raise InputError("--all prints every position, --step stops at each: give one")
     rec, positions = record_steps(records_file, game, line)
@@ -129,6 +127,8 @@ def replay(records_file, game, line, show_all, step):
         elif answer == "q":
             return
         elif answer.isdigit():
+            if not 1 <= int(answer) <= moves_in(positions):
+                click.echo(f"(the game has moves 1 .. {moves_in(positions)})")
             i = position_before(positions, int(answer))
         else:
             click.echo(f"(unknown command {answer!r}: Enter/n, p/b, a number, q)")
@@ -172,6 +172,8 @@ def match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, 
                          f"{max_pairs - 1:,}), not {choice['games'][-1]:,}")
     path = record_out or os.path.join("results", f"match-{fmt.name}-{_label(bot_a)}-{_label(bot_b)}-s{seed}",
                                       "records.jsonl")
+    if os.path.islink(path):
+        raise InputError(f"--record-out {path} is a symbolic link; khasino-sim never writes through one")
     if os.path.isdir(path):
         raise InputError(f"--record-out {path} is a folder, not a file")
     if os.path.exists(path) and not os.access(path, os.W_OK):

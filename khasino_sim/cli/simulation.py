@@ -6,10 +6,10 @@ import threading
 import click
 
 from .common import (InputError, _bot_list, _check_backend, _format, _no_policy_records, _settings, bots_tag,
-                     command_line, default_out, interrupted, os_problem, output_folders, reading)
-from .shared_options import (backend_option, bot_file_option, bots_option, dask_option, format_option,
-                             games_option, out_option, quiet_option, resume_force_options, seed_option,
-                             set_option, shard_size_option, workers_option)
+                     command_line, default_out, os_problem, output_folders, reading, resumable)
+from .shared_options import (backend_option, bot_file_option, bot_timeout_option, bots_option, dask_option,
+                             format_option, games_option, out_option, quiet_option, resume_force_options,
+                             seed_option, set_option, shard_size_option, workers_option)
 from .recording import record_choice, record_options
 
 
@@ -37,6 +37,7 @@ from .recording import record_choice, record_options
 @backend_option("cuda: play each shard on this machine's NVIDIA GPU (the same rows as the CPU).")
 @record_options()
 @bot_file_option
+@bot_timeout_option
 def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, settings, dask, resume, force,
              quiet, series, rounds, backend, record_n, record_games, record_where):
     """Play many bot-vs-bot games and write per-game and per-seat statistics to a Parquet dataset
@@ -59,7 +60,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         _no_policy_records(names)
     choice = record_choice(record_n, record_games, record_where, spec)
     output_folders(out)
-    from ..storage import read_manifest, RunFolderError
+    from ..run_folder import read_manifest, RunFolderError
     try:
         previous = read_manifest(out) if os.path.isdir(out) else None
     except RunFolderError:
@@ -80,6 +81,7 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
             click.echo(f"compiled the {compiled_parts(spec)} in {compile_s:.0f} s (cached for later runs)",
                        err=True)
     started = time.time()
+    resumable(out)              # Ctrl-C from here on says so (cli/interrupts.py)
     try:
         path = run(format=fmt.name, games=games, bots=names, seed=seed, out=out, workers=workers,
                    shard_size=shard_size, rotate=not no_rotate, options=_settings(settings), dask=dask,
@@ -87,8 +89,6 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
                    series=series, rounds=rounds, backend=backend)
     except SimulationError as e:
         raise InputError(str(e))
-    except KeyboardInterrupt:
-        interrupted(out)
     except OSError as e:          # a full disk, a folder gone read-only: what is done is kept
         raise InputError(f"{os_problem(e, out)}; finished shards are kept: fix it, then run the same command "
                          "with --resume") from None
@@ -96,6 +96,10 @@ def simulate(fmt_name, games, bots, seed, out, workers, shard_size, no_rotate, s
         click.echo(f"Error: {e}", err=True)
         sys.exit(1)
     elapsed = time.time() - started
+    try:                        # complete before, and nothing played again (a damaged shard is, on --resume)
+        already = already and read_manifest(path) == previous
+    except RunFolderError:
+        already = False
     click.echo(f"results    {path}" + ("  (this run was already complete)" if already else ""))
     if choice is not None:
         from ..records import RecordError, nothing_matched, record_run

@@ -5,10 +5,10 @@ import os
 import click
 
 from .common import (InputError, _bot_list, _check_backend, _format, _settings, command_line, default_out,
-                     interrupted, output_folders, reading, to_stderr, writable_folder)
-from .shared_options import (backend_option, bot_file_option, bots_option, dask_option, format_option,
-                             games_option, out_option, quiet_option, report_option, resume_force_options,
-                             seed_option, set_option, shard_size_option, workers_option)
+                     os_problem, output_folders, reading, resumable, to_stderr, writable_folder)
+from .shared_options import (backend_option, bot_file_option, bot_timeout_option, bots_option, dask_option,
+                             format_option, games_option, out_option, quiet_option, report_option,
+                             resume_force_options, seed_option, set_option, shard_size_option, workers_option)
 
 
 @click.command()
@@ -29,6 +29,7 @@ from .shared_options import (backend_option, bot_file_option, bots_option, dask_
 @quiet_option("No progress bars.")
 @backend_option("cuda: play on this machine's NVIDIA GPU (the same games).")
 @bot_file_option
+@bot_timeout_option
 def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, settings, report_dir, dask, resume, force,
             quiet, backend):
     """Compare rule variants on the same deals: each variant of the --vary grid plays the same seeded games
@@ -49,6 +50,7 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
     if out is None:
         out = default_out("balance", fmt.name, "-".join(n for n, _ in grid), seed, games)
     output_folders(out, report_dir)
+    resumable(out)              # Ctrl-C from here on says so (cli/interrupts.py)
     try:
         with reading(out):
             path = study.run(fmt.name, grid, names, games, seed, out, fixed, workers, shard_size, dask, resume, force,
@@ -56,8 +58,9 @@ def balance(fmt_name, vary, bots, games, seed, out, workers, shard_size, setting
                              log=None if quiet else to_stderr, backend=backend)
     except (study.BalanceError, SimulationError) as e:
         raise InputError(str(e))
-    except KeyboardInterrupt:
-        interrupted(out)
+    except OSError as e:          # a full disk, a folder gone read-only: what is done is kept
+        raise InputError(f"{os_problem(e, out)}; finished shards are kept: fix it, then run the same command with "
+                         "--resume") from None
     with reading(path):
         summary = study.summarize(path)
     click.echo(f"results    {path}")
@@ -75,6 +78,8 @@ def report(run_dir, report_dir):
     seat and team), `tournament` or `balance` output."""
     from ..balance import BalanceError
     from ..report import write
+    if not run_dir.strip():
+        raise InputError("report needs a run folder, not an empty name")
     if not os.path.isdir(run_dir):
         raise InputError(f"{run_dir} is not a folder")
     report_dir = report_dir or os.path.join(run_dir, "report")

@@ -69,13 +69,15 @@ class Family:
                 else:
                     raise ValueError(f"option {name} takes true or false, not {raw!r}")
             else:
-                if isinstance(raw, bool) or not (isinstance(raw, int) or re.fullmatch(r"[+-]?\d{1,18}", text)):
+                if isinstance(raw, bool) or not (isinstance(raw, int) or re.fullmatch(r"[+-]?\d+", text)):
                     shown = repr(raw) if len(repr(raw)) <= 40 else repr(raw)[:37] + "..."
                     raise ValueError(f"option {name} takes an integer, not {shown}")
-                value = int(text)
                 lo, hi, meaning = self.int_ranges[name]
-                if not lo <= value <= hi:
-                    raise ValueError(f"option {name} must be in {lo}..{hi} ({meaning}), not {value}")
+                digits = text.lstrip("+-").lstrip("0")      # a number of any length, never converted whole
+                value = int(text) if len(digits) <= 18 else None
+                if value is None or not lo <= value <= hi:
+                    shown = text if len(text) <= 24 else text[:21] + "..."
+                    raise ValueError(f"option {name} must be in {lo}..{hi} ({meaning}), not {shown}")
             changes[name] = value
             changes.update(self.check_option(fmt, name, value))
         return changes

@@ -1,3 +1,3 @@
 """Playing in the terminal (`khasino play --human SEAT`): what a seat sees (seat_view), its screen (screen), the
-move notation (notation), why a move is illegal (explain), hints and the review (hints), and the game loop
-with save and resume (session)."""
+move notation (notation), why a move is illegal (explain), hints and the review (hints), the game loop
+(session), and saved games, checked by replaying them before a game resumes (saves)."""

@@ -6,9 +6,8 @@ with a handoff screen between their turns.
 Each human sees only his seat's view (seat_view.py): his screen is drawn from it, and the moves of others are
 told as public events (a Stay offer, P15, is seen by the partner asked alone; the others see the move that
 results). Input is read line by line, so a script can play through a pipe. With --save the game is written
-after every move and `--resume` continues it; a finished game is written as a record (docs/RECORDS.md) that
-`khasino replay` steps through."""
-import json
+after every move and `--resume` continues it (the save's format, its checks and the replay that rebuilds the
+game: saves.py); a finished game is written as a record (docs/RECORDS.md) that `khasino replay` steps through."""
 import os
 import sys
 
@@ -16,10 +15,9 @@ import numpy as np
 
 from .. import engine
 from ..records import MAX_ROUNDS, SCHEMA, key_text, round_seed
-from . import hints, notation, screen
+from . import hints, notation, saves, screen
 from .seat_view import seat_view
 
-SAVE_SCHEMA = "khasino-play/1"
 HELP = """Enter a move: its number, or the notation (README, "Playing in the terminal"):
   9S            the move that plays 9S, when only one does      9S t          9S trails (Kasino: crawls)
   9S x 4C+5H    9S captures, taking 4C and 5H                   9S x b9       9S captures the build of 9
@@ -61,8 +59,10 @@ class Game:
 
     def __init__(self, fmt_name, seed, names, humans, mode="practice", options=None, single=False,
                  hint_bot=hints.HINT_BOT, plain=True, out=None, inp=None, save=None, trace=None):
+        from ..formats import options_of
         self.fmt = engine._format(fmt_name, options)
-        self.options = dict(options or {})
+        typed = options_of(self.fmt)        # "--set opponent_piles=false" arrives as text: kept as the value
+        self.options = {k: typed[k] for k in options or {}}
         self.seed = int(seed)
         self.names = list(names)
         self.humans = sorted(set(humans))
@@ -83,6 +83,8 @@ class Game:
         self.events = []            # public events: (mover, text)
         self.last_human = None
         self.totals = None          # a match's final totals (Cassino, Kasino)
+        self.over = False           # the game (the whole match) has ended
+        self.bot_files = saves.bot_files(self.names + [self.hint_bot])     # what a save names a bot file by
 
     # ------------------------------------------------------------------------------ rounds and the match
     @property
@@ -115,6 +117,7 @@ class Game:
         self.rounds.append(entry)
         self._say_round(scores)
         if not self.matches or self.single:
+            self.over = True
             return True
         r = self.current["round"]
         if self.fmt.family == "cassino":
@@ -128,6 +131,7 @@ class Game:
             f"{self._who(s, None)} {t}" for s, t in enumerate(totals))))
         if done:
             self.totals = totals
+            self.over = True
             return True
         self._deal(r + 1, totals)
         return False
@@ -137,7 +141,7 @@ class Game:
         """Play until the game ends (True) or the human quits (False)."""
         try:
             while True:
-                if self.state["over"] or self.state.get("to_move") is None:
+                if self._ended():
                     if self._round_over():
                         break
                     self._save()
@@ -151,7 +155,7 @@ class Game:
             return False
         self._finish()
         if self.save_path and os.path.exists(self.save_path):
-            self._save(finished=True)
+            self._save()
         return True
 
     def _decider(self):
@@ -163,6 +167,10 @@ class Game:
             return next((s for s in d.get("team", []) if s in self.humans), seat)
         return seat
 
+    def _ended(self):
+        """The round (the game) being played is over."""
+        return self.state["over"] or self.state.get("to_move") is None
+
     def _turn(self):
         state = self.state
         moves = engine.legal_moves(state)
@@ -172,10 +180,17 @@ class Game:
             move = self._ask(seat, moves)
             if not (move.result.get("decision") or {}).get("kind") == "stay":
                 self.say(f"you: {move.text}")
-            self.decisions.append({"seat": seat, "state": state, "key": key_text(move.key),
-                                   "number": self._move_number() + 1})
         else:
             move = engine.bot_move(state, self.names[seat], self._draw(ply))
+        self._apply(seat, move)
+
+    def _apply(self, seat, move):
+        """Play `move`, chosen by `seat` (the decider): kept in the round's moves (and a human's in the
+        decisions), told to the others."""
+        state = self.state
+        if seat in self.humans:
+            self.decisions.append({"seat": seat, "state": state, "key": key_text(move.key),
+                                   "number": self._move_number() + 1})
         mover = seat if move.kind == "lead" else state["to_move"]     # P11: the team's lead, by who chose it
         shown = move.to_json()
         del shown["result"]
@@ -414,9 +429,10 @@ class Game:
         self.say("final: " + ", ".join(f"{self._who(s, None)} {x}" for s, x in enumerate(rec["score"]))
                  + f"; the winner: {who}")
         if self.trace_path:
+            from ..files import make_folder
             from ..records import dumps, write_lines
-            os.makedirs(os.path.dirname(os.path.abspath(self.trace_path)), exist_ok=True)
-            write_lines(self.trace_path, [dumps(rec)])
+            make_folder(os.path.dirname(os.path.abspath(self.trace_path)))
+            write_lines(self.trace_path, [dumps(rec)])         # whole, never through a link (files.replacing)
             self.say(f"trace      {self.trace_path} (khasino replay {self.trace_path})")
         if self.mode == "practice":
             self._review()
@@ -445,34 +461,19 @@ class Game:
                      f"{best.move.text} ({best.reward:.3f}) was estimated {loss:.3f} better")
 
     # ------------------------------------------------------------------------------------ save and resume
-    def to_json(self, finished=False):
-        return {"khasino_play": SAVE_SCHEMA, "format": self.fmt.name, "options": self.options,
-                "seed": str(self.seed), "names": self.names, "humans": self.humans, "mode": self.mode,
-                "single": self.single, "hint_bot": self.hint_bot, "trace": self.trace_path,
-                "rounds": self.rounds, "current": self.current, "state": self.state,
-                "decisions": self.decisions, "events": self.events, "totals": self.totals,
-                "seen_by": {str(k): v for k, v in self.seen_by.items()}, "pending": self.pending,
-                "last_human": self.last_human, "finished": finished}
-
-    def _save(self, finished=False):
-        if not self.save_path:
-            return
-        os.makedirs(os.path.dirname(os.path.abspath(self.save_path)), exist_ok=True)
-        tmp = f"{self.save_path}.tmp-{os.getpid()}"
-        with open(tmp, "w") as f:
-            json.dump(self.to_json(finished), f)
-        os.replace(tmp, self.save_path)
+    def _save(self):
+        """Write the game to --save (saves.py), when given."""
+        if self.save_path:
+            saves.write(self.save_path, saves.to_json(self))
 
     @classmethod
     def resume(cls, data, plain=True, out=None, inp=None, save=None, mode=None, hint_bot=None, trace=None):
-        """The game saved in `data` (Game.to_json), ready to go on."""
-        g = cls(data["format"], int(data["seed"]), data["names"], data["humans"], mode or data["mode"],
-                data["options"], data["single"], hint_bot or data["hint_bot"], plain, out, inp, save,
-                trace or data.get("trace"))
-        g.rounds, g.current, g.state = data["rounds"], data["current"], data["state"]
-        g.decisions, g.events = data["decisions"], [tuple(e) for e in data["events"]]
-        g.seen_by = {int(k): v for k, v in data["seen_by"].items()}
-        g.pending = tuple(data["pending"]) if data["pending"] else None
-        g.last_human = data["last_human"]
-        g.totals = data.get("totals")
+        """The game saved in `data` (a save's parsed JSON), its setup checked (saves.read) and its moves replayed
+        through the engine (saves.replay), ready to go on; `mode` and `hint_bot`, when given, replace the saved
+        ones. saves.SaveError (one line) if `data` is not a game `khasino play --save` wrote, saves.Finished if
+        that game is over. The trace is written to `trace`, from the command line."""
+        setup, keys = saves.read(data, hint_bot)
+        g = cls(setup["format"], setup["seed"], setup["names"], setup["humans"], mode or setup["mode"],
+                setup["options"], setup["single"], hint_bot or setup["hint_bot"], plain, out, inp, save, trace)
+        saves.replay(g, keys)
         return g
