@@ -186,6 +186,17 @@ def _table(path, key, folder):
     return t
 
 
+def _variant_tables(out, label, folder):
+    """(games files, seats files) of one variant's run, checked (run_folder.verified_tables); a problem is said
+    of the study and the variant."""
+    try:
+        return run_folder.verified_tables(folder, storage.GAMES), run_folder.verified_tables(folder, storage.SEATS)
+    except run_folder.RunFolderError as e:
+        if str(folder) == str(out):         # a plain simulate run read as a study of one variant
+            raise
+        raise run_folder.RunFolderError(f"study {out}, variant {label}: {e}") from None
+
+
 def load(out, table="games"):
     """Every variant's rows of a study as one DataFrame (`games` or `seats`), with its variant columns."""
     import pandas as pd
@@ -360,12 +371,7 @@ def summarize(out):
     game), and are read with Holm's correction over all the tests made."""
     manifest, folders = study_runs(out)
     spec = manifest["spec"]
-    for lab, f in folders:
-        m = run_folder.read_manifest(f)
-        if m is None or not m.get("complete"):
-            raise BalanceError(f"variant {lab} in {f} is not complete (finish it with --resume)")
-    files_of = [(run_folder.verified_tables(f, storage.GAMES), run_folder.verified_tables(f, storage.SEATS))
-                for _, f in folders]
+    files_of = [_variant_tables(out, lab, f) for lab, f in folders]
     fmt = with_options(get_format(spec["format"]), spec.get("options") or {})
     misere = family_of(fmt).misere
     cats = categories(fmt)

@@ -10,6 +10,8 @@ import re
 from khasino_sim.kernels.core import layout as L
 from khasino_sim.kernels.core.heuristic import BOT_TABLE, DEFAULT_WEIGHTS, SEARCH_DEFAULTS
 
+from .text import printable
+
 BOTS = {
     "random": ("a uniform draw over the distinct legal moves", {}),
     "greedy": ("the most card points, then cards, spades, fewest points left on the table; misère in Kasino "
@@ -78,31 +80,30 @@ def parse(spec):
         raise BotSpecError(f"{name} is a bot file ({ALIASES[name][5:]}); a bot file takes no parameters, "
                            f"name it alone: {name}")
     if name not in BOTS:
-        raise BotSpecError(f"unknown bot {_clip(name)!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
+        raise BotSpecError(f"unknown bot {_shown(name)!r} (known: {', '.join(BOTS)}; `khasino bots` lists them)")
     params = dict(BOTS[name][1])
     if sep:
         if not rest.strip():
-            raise BotSpecError(f"bot spec {_clip(text)!r}: give key=value parameters after ':'")
+            raise BotSpecError(f"bot spec {_shown(text)!r}: give key=value parameters after ':'")
         given = set()
         for part in (p for p in rest.split(",") if p.strip()):
             key, eq, value = (x.strip() for x in part.partition("="))
             if key not in params:
                 known = ", ".join(params) or "none"
-                raise BotSpecError(f"bot spec {_clip(text)!r}: {name} has no parameter {_clip(key)!r} "
+                raise BotSpecError(f"bot spec {_shown(text)!r}: {name} has no parameter {_shown(key)!r} "
                                    f"(parameters: {known})")
             if not value:
-                raise BotSpecError(f"bot spec {_clip(text)!r}: {_needs_value(name, key)}")
+                raise BotSpecError(f"bot spec {_shown(text)!r}: {_needs_value(name, key)}")
             if key in given:        # else the last would silently win
-                raise BotSpecError(f"bot spec {_clip(text)!r}: {key} is given twice; give each parameter once")
+                raise BotSpecError(f"bot spec {_shown(text)!r}: {key} is given twice; give each parameter once")
             given.add(key)
             params[key] = _value(text, key, value)
     return name, params
 
 
-def _clip(text, width=60):
-    """`text` cut to `width` characters, so that a message stays one short line whatever was typed."""
-    text = str(text)
-    return text if len(text) <= width else text[:width - 3] + "..."
+def _shown(text, width=60):
+    """Typed text in a message: printable, cut to `width`, so a message stays one short line."""
+    return printable(text, width)
 
 
 def _needs_value(name, key):
@@ -115,18 +116,18 @@ def _value(text, key, value):
     """A parameter's value from its text: a playout policy's BOT_* code, or an integer within its limits."""
     if key == "policy":
         if value not in POLICIES:
-            raise BotSpecError(f"bot spec {_clip(text)!r}: policy is one of {', '.join(POLICIES)}, "
-                               f"not {_clip(value, 20)!r}")
+            raise BotSpecError(f"bot spec {_shown(text)!r}: policy is one of {', '.join(POLICIES)}, "
+                               f"not {_shown(value, 20)!r}")
         return POLICIES.index(value)
     lo, hi = LIMITS.get(key, (-10**6, 10**6))
     try:
         number = int(value)
     except ValueError:
         if not re.fullmatch(r"[+-]?\d+", value):
-            raise BotSpecError(f"bot spec {_clip(text)!r}: {key} takes an integer, not {_clip(value, 20)!r}") from None
+            raise BotSpecError(f"bot spec {_shown(text)!r}: {key} takes an integer, not {_shown(value, 20)!r}") from None
         number = None           # more digits than Python converts: out of range anyway
     if number is None or not lo <= number <= hi:
-        raise BotSpecError(f"bot spec {_clip(text)!r}: {key} must be in {lo}..{hi}, not {_clip(value, 20)}")
+        raise BotSpecError(f"bot spec {_shown(text)!r}: {key} must be in {lo}..{hi}, not {_shown(value, 20)}")
     return number
 
 
@@ -259,4 +260,4 @@ def _check_not_a_parameter(previous, item):
         return
     name = previous.partition(":")[0].strip()
     if item in BOTS.get(name, ("", {}))[1]:
-        raise BotSpecError(f"bot spec {_clip(previous + ',' + item)!r}: {_needs_value(name, item)}")
+        raise BotSpecError(f"bot spec {_shown(previous + ',' + item)!r}: {_needs_value(name, item)}")

@@ -13,11 +13,14 @@ owner ends, however it ends (the operating system releases an `flock` with the p
 """
 import contextlib
 import errno
+import hashlib
 import io
 import os
 import socket
 import time
 from pathlib import Path
+
+from .text import printable
 
 LOCK = ".khasino.lock"      # the lock file of a folder being written (FolderLock)
 
@@ -84,9 +87,9 @@ def new_temporary(path):
 def replacing(path, mode="w", encoding="utf-8"):
     """Write `path` whole or not at all: yields a file object (text for mode "w", bytes for "wb") on a
     temporary file beside it, renamed over `path` when the block ends without an error, removed otherwise.
-    LinkError if `path` or its folder is a symbolic link."""
+    LinkError if `path` is a symbolic link (its folder is the caller's: one it made with make_folder, or the
+    user's)."""
     path = Path(path)
-    check_not_link(path.parent, "a folder")
     check_not_link(path)
     if path.is_dir():
         raise IsADirectoryError(errno.EISDIR, "is a folder, not a file", str(path))
@@ -129,6 +132,15 @@ def write_csv(frame, path):
         frame.to_csv(f, index=False)
 
 
+def sha256_file(path):
+    """The SHA-256 of a file's content, as hex (read in blocks: any size)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 class FolderBusy(OSError):
     """Another live process holds the folder's lock; the message is one line."""
 
@@ -136,25 +148,28 @@ class FolderBusy(OSError):
 class FolderLock:
     """The lock on a folder being written: `with FolderLock(folder):` holds it (the folder is made if needed),
     FolderBusy if another live process holds it. The lock file records the owner's pid, host and command, which
-    the refusal names; it is left in place (an empty lock of a dead owner is free: `flock` dies with its
-    process). Re-entrant within one process (a tournament's assignments run inside its own lock)."""
+    the refusal names; it stays while the folder holds results (an unheld lock is free: `flock` dies with its
+    process), and goes when the holder leaves a folder it found without one that still holds none of ours.
+    Re-entrant within one process (a tournament's assignments run inside its own lock)."""
 
-    _held = {}                      # real path -> (fd, depth) held by this process
+    _held = {}                      # real path -> [fd, depth] held by this process
 
     def __init__(self, folder, command=""):
         self.folder = Path(folder)
         self.command = command
+        self.key = None
 
     def __enter__(self):
         import fcntl
         folder = make_folder(self.folder)
         key = os.path.realpath(folder)
         if key in self._held:
-            fd, depth = self._held[key]
-            self._held[key] = (fd, depth + 1)
+            self._held[key][1] += 1
+            self.key = key
             return self
         path = folder / LOCK
         check_not_link(path)
+        made = not path.exists()
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -171,19 +186,26 @@ class FolderLock:
                          f"{time.strftime('%Y-%m-%d %H:%M:%S')}: {self.command or 'khasino'}\n".encode())
         except OSError:             # a full disk: the lock holds all the same, only its note is missing
             pass
-        self._held[key] = (fd, 1)
+        self._held[key] = [fd, 1, path if made else None]
         self.key = key
         return self
 
     def __exit__(self, *exc):
-        key = os.path.realpath(self.folder)
-        fd, depth = self._held[key]
-        if depth > 1:
-            self._held[key] = (fd, depth - 1)
-            return False
-        del self._held[key]
-        os.close(fd)                # releases the flock
+        held = self._held[self.key]
+        held[1] -= 1
+        if held[1] == 0:
+            del self._held[self.key]
+            fd, _, made = held
+            if made is not None and not _holds_results(made.parent):
+                made.unlink(missing_ok=True)        # a refused start leaves no trace in the user's folder
+            os.close(fd)            # releases the flock
         return False
+
+
+def _holds_results(folder):
+    """Whether `folder` holds a manifest or journal of ours (run_folder.MANIFESTS, JOURNAL)."""
+    from .run_folder import JOURNAL, MANIFESTS
+    return any(os.path.lexists(Path(folder) / name) for name in MANIFESTS + (JOURNAL,))
 
 
 def _read_owner(fd):
@@ -192,4 +214,4 @@ def _read_owner(fd):
         text = os.read(fd, 400).decode("utf-8", "replace").strip()
     except OSError:
         text = ""
-    return text.splitlines()[0] if text else "its owner is unknown"
+    return printable(text.splitlines()[0], 200) if text else "its owner is unknown"

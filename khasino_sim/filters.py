@@ -15,13 +15,21 @@ Numbers are whole (the games table holds integers only). Strings are quoted with
 dictionary columns (`bot_0 == "greedy"`), with == and != only. Arithmetic is exact: in int64 where the values
 cannot overflow (so `score_0 - score_1 > 5` does not wrap on the int8 and uint8 columns), in Python integers
 where they could (the uint64 `seed`).
+
+No filter can exhaust Python's stack. A chain of `and`, `or`, comparisons, `+ -` or `*` is one node with many
+parts (however long, up to MAX_LENGTH characters), not a tree as deep as the chain; parsing recurses only into
+parentheses, `not` and unary minus, at most MAX_DEPTH of them in all (about FRAMES_PER_LEVEL frames each), and
+evaluating a parsed filter recurses not at all (an explicit stack).
 """
 import re
 
 import numpy as np
 
 MAX_LENGTH = 2000           # characters of a filter
-MAX_DEPTH = 60              # nested parentheses, `not` and unary minus
+MAX_DEPTH = 60              # nested parentheses, `not` and unary minus, together
+FRAMES_PER_LEVEL = 7        # Python frames the parser takes per level of MAX_DEPTH (a parenthesis: _unary, _or,
+                            # _and, _not, _comparison, _arithmetic of the sum and of its product): 420 at most,
+                            # well inside Python's default limit of 1000
 MAX_DIGITS = 20             # a number: enough for any uint64 seed
 INT64 = (-2**63, 2**63 - 1)
 
@@ -110,24 +118,29 @@ class Filter:
     def _nest(self):
         self._depth += 1
         if self._depth > MAX_DEPTH:
-            raise FilterError(f"the filter is nested more than {MAX_DEPTH} deep")
+            raise FilterError(f"the filter is nested more than {MAX_DEPTH} deep (parentheses, `not` and unary "
+                              "minus together)")
 
     def _or(self):
-        return self._chain(self._and, "or")
+        parts = [self._and()]
+        while self._take("or"):
+            parts.append(self._and())
+        return self._joined(parts, "or")
 
     def _and(self):
-        return self._chain(self._not, "and")
+        parts = [self._not()]
+        while self._take("and"):
+            parts.append(self._not())
+        return self._joined(parts, "and")
 
-    def _chain(self, part, word):
-        first = part()
-        parts = [first]
-        while self._take(word):
-            parts.append(part())
+    def _joined(self, parts, word):
+        """The conditions `parts` joined by `word` (and, or): one node of them all, however many (a long chain
+        is a wide node, not a deep one); a single part is itself."""
         if len(parts) == 1:
-            return first
+            return parts[0]
         for p in parts:
             self._want(p, BOOL, f"`{word}` joins conditions")
-        return _Node(word, BOOL, first.start, parts[-1].end, tuple(parts))
+        return _Node(word, BOOL, parts[0].start, parts[-1].end, tuple(parts))
 
     def _not(self):
         took = self._take("not")
@@ -140,14 +153,14 @@ class Filter:
         return self._comparison()
 
     def _comparison(self):
-        first = self._sum()
+        first = self._arithmetic(("+", "-"))
         parts, ops = [first], []
         while True:
             took = self._take(*COMPARISONS)
             if not took:
                 break
             ops.append(took[0])
-            parts.append(self._sum())
+            parts.append(self._arithmetic(("+", "-")))
         if not ops:
             return first
         for op, a, b in zip(ops, parts, parts[1:]):
@@ -163,22 +176,26 @@ class Filter:
                 raise FilterError(f"{self._quote(a)} {op} {self._quote(b)}: text compares with == and != only")
         return _Node("compare", BOOL, first.start, parts[-1].end, tuple(parts), tuple(ops))
 
-    def _sum(self):
-        return self._arithmetic(self._product, ("+", "-"))
-
-    def _product(self):
-        return self._arithmetic(self._unary, ("*",))
-
-    def _arithmetic(self, part, operators):
-        left = part()
+    def _arithmetic(self, operators):
+        """Terms joined by `operators`: products joined by + and - (`operators` ("+", "-")), or unary terms
+        joined by * (("*",)). One "arith" node of all the terms, its operators in order (computed left to
+        right), so that `turns + 1 + 1 ...` is a wide node, not a tree as deep as the chain (a chain of 1,000
+        terms overflowed Python's stack). A sum calls its products directly: a level of parentheses costs
+        FRAMES_PER_LEVEL frames."""
+        sums = operators[0] == "+"
+        first = self._arithmetic(("*",)) if sums else self._unary()
+        parts, ops = [first], []
         while True:
             took = self._take(*operators)
             if not took:
-                return left
-            right = part()
-            for p in (left, right):
+                break
+            ops.append(took[0])
+            parts.append(self._arithmetic(("*",)) if sums else self._unary())
+            for p in parts[-2:] if len(parts) == 2 else parts[-1:]:     # the first term once, then each
                 self._want(p, INT, f"{took[0]} takes numbers")
-            left = _Node("arith", INT, left.start, right.end, (left, right), took[0])
+        if not ops:
+            return first
+        return _Node("arith", INT, first.start, parts[-1].end, tuple(parts), tuple(ops))
 
     def _unary(self):
         took = self._take("-")
@@ -230,10 +247,16 @@ class Filter:
                               f"{EXAMPLE})")
         raise FilterError(f"{why}: {self._quote(node)} is {_NAMED[node.type]}")
 
-    def _names(self, node):
-        if node.kind == "column":
-            return {node.value}
-        return set().union(*[self._names(p) for p in node.parts]) if node.parts else set()
+    @staticmethod
+    def _names(tree):
+        """The columns `tree` reads (walked with an explicit stack: no recursion)."""
+        names, stack = set(), [tree]
+        while stack:
+            node = stack.pop()
+            if node.kind == "column":
+                names.add(node.value)
+            stack.extend(node.parts)
+        return names
 
     # ---------------------------------------------------------------------------------------- evaluating
     def rows(self, table, n):
@@ -301,25 +324,44 @@ def _compare(op, a, b):
     return np.asarray(out).astype(bool) if isinstance(out, np.ndarray) else bool(out)
 
 
-def _evaluate(node, values):
+def _evaluate(tree, values):
+    """The value of `tree` over the column arrays `values`: computed after its parts, in an explicit stack
+    rather than by recursion, so that no tree is too deep to evaluate."""
+    stack, done = [(tree, False)], []
+    while stack:
+        node, ready = stack.pop()
+        if node.parts and not ready:
+            stack.append((node, True))
+            stack.extend((p, False) for p in reversed(node.parts))
+            continue
+        n = len(node.parts)
+        parts = done[len(done) - n:] if n else []
+        del done[len(done) - n:]
+        done.append(_apply(node, parts, values))
+    return done[0]
+
+
+def _apply(node, parts, values):
+    """The value of `node` given the values of its parts (in order)."""
     kind = node.kind
     if kind == "number" or kind == "string":
         return node.value
     if kind == "column":
         return values[node.value]
     if kind == "neg":
-        return _arith("-", 0, _evaluate(node.parts[0], values))
+        return _arith("-", 0, parts[0])
     if kind == "arith":
-        return _arith(node.value, _evaluate(node.parts[0], values), _evaluate(node.parts[1], values))
+        out = parts[0]
+        for op, p in zip(node.value, parts[1:]):
+            out = _arith(op, out, p)
+        return out
     if kind == "compare":
-        parts = [_evaluate(p, values) for p in node.parts]
         out = True
         for op, a, b in zip(node.value, parts, parts[1:]):
             out = np.logical_and(out, _compare(op, a, b))
         return out
     if kind == "not":
-        return np.logical_not(_evaluate(node.parts[0], values))
-    parts = [_evaluate(p, values) for p in node.parts]
+        return np.logical_not(parts[0])
     join = np.logical_and if kind == "and" else np.logical_or
     out = parts[0]
     for p in parts[1:]:

@@ -484,11 +484,13 @@ def position_before(positions, move):
 
 
 def position_of_move(rec, positions, move):
-    """The index (0-based) of the position before move `move` (1-based); RecordError naming the range for a
-    move the record does not have."""
+    """The index (0-based) of the position before move `move` (1-based), the last move + 1 being the game's
+    end (its final position, which no move is played from: `show --move 41` of a 40-move game); RecordError
+    naming the range 1 .. last + 1 for another."""
     n = moves_in(positions)
-    if not 1 <= move <= n:
-        raise RecordError(f"{_name(rec)} has moves 1 .. {n}, not {move}" if n else f"{_name(rec)} has no move")
+    if not 1 <= move <= n + 1:
+        raise RecordError(f"{_name(rec)} has {f'moves 1 .. {n}' if n else 'no move'}: --move takes 1 .. {n + 1} "
+                          f"({n + 1}: the end), not {move}")
     return position_before(positions, move)
 
 

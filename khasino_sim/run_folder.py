@@ -19,17 +19,23 @@ read here with the same digest; their runs are run folders.
 import hashlib
 import json
 import os
+import re
 import shutil
 import warnings
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from . import files
+from .text import printable
 from .storage import GAMES, ROUNDS, SEATS, part_name, shard_of
 
 MANIFEST = "run.json"
+JOURNAL = "shards.jsonl"        # the shards finished since run.json was last written (Journal)
+RECORDS = "records.jsonl"       # a run's game records (khasino_sim/records.py)
+MANIFESTS = (MANIFEST, "tournament.json", "balance.json")
 TABLES = (GAMES, SEATS, ROUNDS)
-OURS = {MANIFEST, "records.jsonl", files.LOCK, *TABLES}     # what a run folder of ours may hold
-HASH_CHUNK = 1 << 20
 
 
 class RunFolderError(ValueError):
@@ -76,17 +82,9 @@ def write_manifest(out, manifest, name=MANIFEST):
 
 # ---- files and bots -------------------------------------------------------------------------------------------
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(HASH_CHUNK), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def file_entry(path, rows):
     """A shard file's listing: its rows, size and SHA-256."""
-    return {"rows": int(rows), "bytes": os.path.getsize(path), "sha256": sha256_file(path)}
+    return {"rows": int(rows), "bytes": os.path.getsize(path), "sha256": files.sha256_file(path)}
 
 
 def bot_files(bots):
@@ -97,33 +95,33 @@ def bot_files(bots):
         if is_file_or_policy(b):
             path = b.partition(":")[2]
             try:
-                out[b] = sha256_file(path)
+                out[b] = files.sha256_file(path)
             except OSError as e:
                 raise RunFolderError(f"bot file {path} cannot be read ({e.strerror or e})") from None
     return out
 
 
 def changed_bot_files(manifest):
-    """The bot files of a run (its manifest) whose content differs from what the run played, or that are gone."""
+    """The bot files of a run (its manifest) that are not what the run played: [(path, "changed" or "is gone")]."""
     changed = []
     for spec, digest in (manifest.get("bot_files") or {}).items():
         path = spec.partition(":")[2]
         try:
-            now = sha256_file(path)
+            if files.sha256_file(path) != digest:
+                changed.append((path, "changed"))
         except OSError:
-            now = None
-        if now != digest:
-            changed.append(path)
+            changed.append((path, "is gone (moved or removed)"))
     return changed
 
 
 # ---- the shards a run holds -----------------------------------------------------------------------------------
 
 def expected(spec):
-    """{shard: {table: rows}} of a run of `spec` (runs.RunSpec): games and seats rows; rounds rows vary."""
+    """{shard: (first game, games, {table: rows})} of a run of `spec` (runs.RunSpec): the rows of its games and
+    seats files (a rounds file's rows vary)."""
     seats = len(spec.bots)
-    tables = lambda count: {GAMES: count, SEATS: count * seats, **({ROUNDS: None} if spec.matches() else {})}
-    return {k: tables(count) for k, _, count in spec.shards()}
+    return {k: (start, count, {GAMES: count, SEATS: count * seats, **({ROUNDS: None} if spec.matches() else {})})
+            for k, start, count in spec.shards()}
 
 
 def listed(manifest):
@@ -131,17 +129,46 @@ def listed(manifest):
     return {int(k): v for k, v in (manifest.get("files") or {}).items()}
 
 
-def shard_problem(out, k, entry, want):
-    """None if shard k's files are as listed and as the run's plan `want` ({table: rows}) says; else
-    (path, what is wrong) for the first that is not."""
+_HASHED = {}            # (path, size, mtime) -> SHA-256: a file checked once per process, not once per read
+
+
+def _sha256(path):
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _HASHED:
+        _HASHED[key] = files.sha256_file(path)
+    return _HASHED[key]
+
+
+def _stamp_problem(path, k, start, count, spec):
+    """What a shard file's own stamp (its schema metadata, storage.shard_tables) says against the listing and
+    the run's spec, or None: a file listed as shard k must have been written as shard k of this run."""
+    try:
+        stamp = json.loads(pq.read_schema(path).metadata[b"khasino"])
+    except (pa.ArrowException, OSError, KeyError, TypeError, ValueError):
+        return "not a shard file khasino-sim wrote (no stamp)"
+    want = {"shard": k, "first_game": start, "games": count, "root_seed": spec.seed, "bots": list(spec.bots),
+            "format": spec.format, "rotate": spec.rotate, "series": spec.series}
+    for key, value in want.items():
+        if stamp.get(key) != value:
+            return f"written as another shard or run's (its {key} is {printable(stamp.get(key), 60)}, not {value})"
+    if (stamp.get("tags") or {}) != dict(spec.tags):
+        return "written for another study's variant"
+    return None
+
+
+def shard_problem(out, k, entry, plan, spec, tables=None):
+    """None if shard k's files (of `tables`, all by default) are as listed and as the run's plan (first game,
+    games, {table: rows}) says; else (path, what is wrong) for the first that is not: missing, a link, another
+    size or checksum than written, or a stamp of another shard or run."""
     out = Path(out)
+    start, count, rows_of = plan
     first = out / GAMES / part_name(k)
     try:
-        if set(entry) != set(want):
+        if set(entry) != set(rows_of):
             return first, "listed with other tables than the run has"
-        for table, rows in want.items():
-            path = out / table / part_name(k)
-            e = entry[table]
+        for table in tables or rows_of:
+            rows, path, e = rows_of[table], out / table / part_name(k), entry[table]
             size, digest, listed_rows = int(e["bytes"]), str(e["sha256"]), int(e["rows"])
             if rows is not None and listed_rows != rows:
                 return path, f"listed with {listed_rows:,} rows where the run has {rows:,}"
@@ -151,8 +178,11 @@ def shard_problem(out, k, entry, want):
                 return path, "missing"
             if os.path.getsize(path) != size:
                 return path, f"{os.path.getsize(path):,} bytes where {size:,} were written"
-            if sha256_file(path) != digest:
+            if _sha256(path) != digest:
                 return path, "damaged: its checksum differs from the one written"
+            stamp = _stamp_problem(path, k, start, count, spec)
+            if stamp:
+                return path, stamp
     except (TypeError, KeyError, ValueError, AttributeError):
         return first, f"listed wrongly in {MANIFEST}"
     return None
@@ -193,6 +223,66 @@ def check_spec(out, manifest):
     return spec
 
 
+# ---- the journal of a run being played ------------------------------------------------------------------------
+
+class Journal:
+    """The journal of a run being played, open for appending while the run plays: `add(k, entries)` lists a
+    finished shard in one line with its own digest, O(1) a shard whatever the run's size (rewriting run.json
+    instead made a run of many shards quadratic); `fold` moves it into run.json."""
+
+    def __init__(self, out):
+        self.path = Path(out) / JOURNAL
+        self.fd = None
+
+    def __enter__(self):
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        return self
+
+    def add(self, k, entries):
+        body = {"shard": int(k), "files": entries}
+        line = json.dumps({**body, "digest": _digest(body)}, sort_keys=True, separators=(",", ":")) + "\n"
+        os.write(self.fd, line.encode())
+
+    def __exit__(self, *exc):
+        os.close(self.fd)
+        return False
+
+
+def journal(out):
+    """{shard: {table: entry}} the journal of `out` lists. A last line cut short (a process killed while
+    writing it) is left out: its shard is played again; any other line that is not what Journal.add wrote
+    is RunFolderError."""
+    path = Path(out) / JOURNAL
+    if os.path.islink(path):
+        raise RunFolderError(f"{path} is a symbolic link, not a journal khasino-sim wrote")
+    if not path.exists():
+        return {}
+    lines = path.read_bytes().split(b"\n")
+    found = {}
+    for n, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            line = json.loads(raw)
+            ok = isinstance(line, dict) and line.get("digest") == _digest(line)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            ok = False
+        if not ok:
+            if n == len(lines):         # no newline after it: cut short by a kill
+                continue
+            raise RunFolderError(f"{path} is damaged at line {n}; run the command with --force to start again")
+        found[int(line["shard"])] = line["files"]
+    return found
+
+
+def fold(out, manifest):
+    """The run's manifest with its journal's shards listed in it, written; the journal is then removed."""
+    manifest["files"] = {**manifest.get("files", {}), **{str(k): e for k, e in journal(out).items()}}
+    manifest = write_manifest(out, manifest)
+    (Path(out) / JOURNAL).unlink(missing_ok=True)
+    return manifest
+
+
 class StrayFile(UserWarning):
     """A file in a run's table folders that its manifest does not list: named, and left out of every read."""
 
@@ -200,8 +290,9 @@ class StrayFile(UserWarning):
 def verified_tables(out, table):
     """The files of `table` ("games", "seats", "rounds") of the finished run in `out`, in shard order, each
     checked against the manifest: RunFolderError (one line: the file, what is wrong, what to do) if the run is
-    unfinished, a listed file is missing or damaged, or the manifest was edited. Strays (files the manifest
-    does not list) are left out, each named by a StrayFile warning (the command line shows it as one line)."""
+    unfinished, a listed file is missing, damaged or another shard's, or the manifest was edited. Strays (files
+    the manifest does not list) are left out, each named by a StrayFile warning (the command line shows it as
+    one line). A file is hashed once per process however often it is read."""
     out = Path(out)
     manifest = read_manifest(out)
     if manifest is None:
@@ -209,23 +300,23 @@ def verified_tables(out, table):
     spec = check_spec(out, manifest)
     if table == ROUNDS and not spec.matches():
         raise RunFolderError(f"{out} is a run of single games: it has no rounds table")
-    want = expected(spec)
+    plan = expected(spec)
     have = listed(manifest)
-    unknown = sorted(set(have) - set(want))
+    unknown = sorted(set(have) - set(plan))
     if unknown:
         raise RunFolderError(f"{out / MANIFEST} is damaged: it lists shard {unknown[0]}, which the run has not")
-    missing = sorted(set(want) - set(have))
-    if missing or not manifest.get("complete"):
-        raise RunFolderError(f"{out} holds an unfinished run ({len(have)} of {len(want)} shards played); run "
+    if set(have) != set(plan) or not manifest.get("complete"):
+        played = len(set(have) | set(journal(out)))
+        raise RunFolderError(f"{out} holds an unfinished run ({played} of {len(plan)} shards played); run "
                              "the command that made it with --resume to finish it")
-    for k in sorted(want):
-        problem = shard_problem(out, k, have[k], want[k])
+    for k in sorted(plan):
+        problem = shard_problem(out, k, have[k], plan[k], spec, (table,))
         if problem:
             raise RunFolderError(f"{problem[0]} is {problem[1]}; run the command that made it with --resume to play "
                                  "its shard again")
     for p in (p for p in strays(out, manifest) if p.parent.name == table):
         warnings.warn(f"{p} is not a file of this run (not in {MANIFEST}): ignored", StrayFile, stacklevel=2)
-    return [out / table / part_name(k) for k in sorted(want)]
+    return [out / table / part_name(k) for k in sorted(plan)]
 
 
 # ---- setting a folder up --------------------------------------------------------------------------------------
@@ -288,23 +379,57 @@ def claim(out, kind, force, error, read=None):
 
 
 def clear(out):
-    """Remove everything of ours in `out` (a run, a tournament or a study: manifests, tables, records,
-    assignment and variant runs) before --force starts again; the user's other files stay. Links are removed,
-    never followed."""
+    """Remove what khasino-sim wrote in `out` before --force starts again: its manifests, journal, records and
+    report folder, the Parquet shards and temporary files of its table folders (a table folder left empty goes
+    too), and the runs of its tournament assignments and study variants (cleared the same way). A folder
+    holding no manifest of ours loses only our leftovers (temporary files, empty table folders). Anything else
+    stays; links are removed, never followed."""
     out = Path(out)
-    names = OURS | {"tournament.json", "balance.json", "variants"}
-    for p in list(out.iterdir()) if out.is_dir() else ():
-        ours = p.name in names or (p.name.startswith("assignment-") and p.name[11:].isdigit()) \
-            or (p.name.startswith(".") and ".tmp-" in p.name)
-        if not ours or p.name == files.LOCK:
-            continue
-        if p.is_symlink() or not p.is_dir():
-            p.unlink()
-        else:
-            shutil.rmtree(p)
+    if not out.is_dir() or out.is_symlink():
+        return
+    ours = any((out / name).exists() or (out / name).is_symlink() for name in MANIFESTS + (JOURNAL,))
+    if ours:
+        for name in MANIFESTS + (JOURNAL, RECORDS):
+            if (out / name).is_symlink() or (out / name).is_file():
+                (out / name).unlink()
+        _remove_tree(out / "report")
+        for p in sorted(out.iterdir()):
+            if p.name == "variants" or re.fullmatch(r"assignment-\d{4}", p.name):
+                if p.is_symlink():
+                    p.unlink()
+                elif p.is_dir():
+                    for run in [p] if p.name != "variants" else sorted(p.iterdir()):
+                        if run.is_symlink():
+                            run.unlink()
+                        elif run.is_dir() and (p.name != "variants" or re.fullmatch(r"v\d+", run.name)):
+                            clear(run)
+                            _rmdir_if_empty(run)
+                    _rmdir_if_empty(p)
+    for table in TABLES:
+        folder = out / table
+        if folder.is_symlink():
+            folder.unlink()
+        elif folder.is_dir():
+            for p in folder.iterdir():
+                if (ours and storage_part(p.name)) or (p.name.startswith(".") and ".tmp-" in p.name):
+                    p.unlink()
+            _rmdir_if_empty(folder)
+    clean_partial(out)
 
 
-def shard_numbers(out):
-    """The shard numbers whose games file exists (finished or not yet listed)."""
-    folder = Path(out) / GAMES
-    return {k for k in map(shard_of, folder.glob("part-*.parquet")) if k is not None} if folder.is_dir() else set()
+def storage_part(name):
+    """True for the name of a shard file of ours (part-NNNNNN.parquet)."""
+    return shard_of(name) is not None
+
+
+def _rmdir_if_empty(folder):
+    if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
+def _remove_tree(folder):
+    """A folder of ours removed whole; a link in its place removed, never followed."""
+    if folder.is_symlink() or folder.is_file():
+        folder.unlink()
+    elif folder.is_dir():
+        shutil.rmtree(folder)

@@ -7,18 +7,19 @@ same whatever the number of workers, the shard size or the backend.
 """
 import contextlib
 import os
+import queue
 import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, FIRST_COMPLETED, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
-from . import files, run_folder, storage, userbots
+from . import bot_calls, files, run_folder, storage, userbots
 from .bots import display_names
 from .version import ENGINE_VERSION, __version__
 from .formats import FORMATS, get_format, with_options, options_of
@@ -359,13 +360,14 @@ def _prepare_out(out, spec, resume, force, log=None):
             raise SimulationError(f"{out} holds another run's output (use --force to replace it, or another --out)")
         changed = run_folder.changed_bot_files(manifest)
         if changed:
-            raise SimulationError(f"bot file {changed[0]} changed since the run in {out} was played (its results "
-                                  "would mix two versions of the bot): use --force to play it again, or another --out")
+            path, how = changed[0]
+            raise SimulationError(f"bot file {path} {how} since the run in {out} was played (its results would mix "
+                                  "two versions of the bot): use --force to play it again, or another --out")
         if manifest.get("complete") and not resume:
-            return {k for k, _, _ in spec.shards()}, manifest
+            return _complete(out, spec, manifest), manifest
         if not resume:
             raise SimulationError(f"{out} holds an unfinished run: add --resume to finish it, or --force")
-        return _resumable(out, spec, manifest, log), manifest
+        return _resumable(out, spec, manifest, log)
     _table_folders(out, spec)
     return set(), None
 
@@ -376,25 +378,41 @@ def _table_folders(out, spec):
 
 
 def _resumable(out, spec, manifest, log):
-    """The shards of an unfinished run that stand: listed, and their files as listed. The others are dropped
-    from the manifest (and played again); leftovers of the interrupted writers are removed."""
+    """The shards of an unfinished run that stand: listed (in run.json or its journal), and their files as
+    listed. The others are dropped from the manifest (and played again); leftovers of the interrupted writers
+    are removed."""
     _table_folders(out, spec)           # a folder removed by hand: its shards are played again
     run_folder.clean_partial(out)
-    want = run_folder.expected(spec)
+    manifest = run_folder.fold(out, manifest)
+    plan = run_folder.expected(spec)
     keep = {}
     for k, entry in sorted(run_folder.listed(manifest).items()):
-        problem = run_folder.shard_problem(out, k, entry, want[k]) if k in want else (out, "not a shard of the run")
+        problem = (run_folder.shard_problem(out, k, entry, plan[k], spec) if k in plan
+                   else (out, "not a shard of the run"))
         if problem is None:
             keep[k] = entry
         elif log is not None:
             log(f"shard {k}: {problem[0]} is {problem[1]}; playing it again")
     for p in run_folder.strays(out, {"files": keep}):
-        if storage.shard_of(p) not in want and log is not None:
+        if storage.shard_of(p) not in plan and log is not None:
             log(f"warning: {p} is not a file of this run (not in {run_folder.MANIFEST}): ignored")
     manifest["files"] = {str(k): e for k, e in keep.items()}
-    manifest["complete"] = len(keep) == len(want)
+    manifest["complete"] = len(keep) == len(plan)
     run_folder.write_manifest(out, manifest)
-    return set(keep)
+    return set(keep), manifest
+
+
+def _complete(out, spec, manifest):
+    """A finished run's shards, each checked (re-running a finished run prints its summary): SimulationError
+    naming the first missing or damaged file, and --resume."""
+    plan = run_folder.expected(spec)
+    have = run_folder.listed(manifest)
+    for k in sorted(plan):
+        problem = run_folder.shard_problem(out, k, have.get(k, {}), plan[k], spec)
+        if problem:
+            raise SimulationError(f"{problem[0]} is {problem[1]}; run the same command with --resume to play its "
+                                  "shard again")
+    return set(plan)
 
 
 def _stderr(line):
@@ -512,7 +530,8 @@ def holding(out, command, error):
 
 def _play_run(spec, out, client, workers, resume, force, quiet, command, log, backend, progress=None):
     """Set up `out` under its lock, play the shards not yet done (on the Dask `client`, or local threads),
-    listing each in the manifest as it finishes, and mark the run complete once every shard is listed."""
+    listing each in the run's journal as it finishes, and fold the journal into run.json, marked complete, once
+    every shard is listed."""
     with holding(out, command, SimulationError):
         done, manifest = _prepare_out(out, spec, resume, force, log or _stderr)
         todo = [s for s in spec.shards() if s[0] not in done]
@@ -523,23 +542,25 @@ def _play_run(spec, out, client, workers, resume, force, quiet, command, log, ba
                 "rules_hash": spec.fmt().rules_hash(), "command": command, "shards": len(spec.shards()),
                 "bot_files": run_folder.bot_files(spec.bots), "files": {}})
 
-        def finished(k, entries):
-            manifest["files"][str(k)] = entries
-            run_folder.write_manifest(out, manifest)
-
         played = 0
         userbots.clear_faults()
         if todo:
             spec_dict = spec.identity()
-            if client is not None:
-                played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet, finished)
-            else:
-                played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
-                                    1 if backend == "cuda" else workers or os.cpu_count() or 1, backend, progress,
-                                    finished)
+            with run_folder.Journal(out) as journal:
+
+                def finished(k, entries):   # one line of the journal: a long run pays O(1) a shard
+                    journal.add(k, entries)
+                    manifest["files"][str(k)] = entries
+
+                if client is not None:
+                    played = _run_dask(client, spec_dict, todo, out, command, spec.games, quiet, finished)
+                else:
+                    played = _run_local(spec_dict, todo, out, command, spec.games, quiet,
+                                        1 if backend == "cuda" else workers or os.cpu_count() or 1, backend,
+                                        progress, finished)
         if len(manifest["files"]) == len(spec.shards()) and not manifest.get("complete"):
             manifest.update(complete=True, seconds=round(time.time() - started, 3), games_played_last=played)
-            run_folder.write_manifest(out, manifest)
+            run_folder.fold(out, manifest)
 
 
 def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cpu", progress=None, finished=None):
@@ -558,19 +579,25 @@ def _run_local(spec_dict, todo, out, command, total, quiet, workers, backend="cp
     pool = ThreadPoolExecutor(max_workers=workers)
     futures = []
     try:
+        ended = queue.SimpleQueue()     # futures as they finish: O(1) each, however many shards a run has
         futures = [pool.submit(run_shard, spec_dict, k, start, count, str(out), command, tick, stop, backend)
                    for k, start, count in todo]
-        pending = set(futures)
-        while pending:
-            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            for f in done:
-                n, k, entries = f.result()
-                played += n
-                if entries is not None and finished is not None:
-                    finished(k, entries)
+        for f in futures:
+            f.add_done_callback(ended.put)
+        for _ in futures:
+            while True:
+                try:
+                    f = ended.get(timeout=0.5)      # a timeout, so the main thread sees Ctrl-C
+                    break
+                except queue.Empty:
+                    continue
+            n, k, entries = f.result()
+            played += n
+            if entries is not None and finished is not None:
+                finished(k, entries)
     except BaseException as e:
         stop.set()
-        userbots.stop_calls()       # a thread in a user bot's score returns at once; its chunk is not written
+        bot_calls.stop_calls()      # a thread in a user bot's score returns at once; its chunk is not written
         if isinstance(e, Exception):            # a failed shard: the others stop at their next chunk
             pool.shutdown(wait=True, cancel_futures=True)
         else:

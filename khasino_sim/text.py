@@ -1,7 +1,6 @@
 """Text that came from a file or an option, made safe to show: on a terminal (no control characters, so no
-escape sequence can retitle the window, write the clipboard or move the cursor), in a Markdown table (no `|`
-or line break can break it) and in HTML."""
-import html
+escape sequence can retitle the window, write the clipboard or move the cursor) and in a Markdown table (no `|`
+or line break can break it)."""
 import re
 import unicodedata
 
@@ -27,8 +26,3 @@ def markdown(text):
     """`text` as literal Markdown (a table cell or running text): printable, its Markdown punctuation
     backslash-escaped, so a `|` cannot open a column and `<`, `[` or `*` cannot make markup."""
     return _MARKDOWN.sub(r"\\\1", printable(text))
-
-
-def html_text(text):
-    """`text` as literal HTML: printable, `<`, `>`, `&` and quotes escaped."""
-    return html.escape(printable(text), quote=True)

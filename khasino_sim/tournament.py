@@ -242,7 +242,11 @@ def results(out):
     lower_wins = family_of(fmt).misere
     deal, ea, eb, res = [], [], [], []
     for i, a in enumerate(meta["assignments"]):
-        parts = run_folder.verified_tables(Path(out) / f"assignment-{i:04d}", storage.GAMES)
+        try:
+            parts = run_folder.verified_tables(Path(out) / f"assignment-{i:04d}", storage.GAMES)
+        except run_folder.RunFolderError as e:
+            raise run_folder.RunFolderError(f"tournament {out}, assignment {i + 1} of {len(meta['assignments'])}: "
+                                            f"{e}") from None
         games = pd.concat([pd.read_parquet(p, columns=["game"] + [f"score_{s}" for s in first]) for p in parts],
                           ignore_index=True).sort_values("game")
         scores = games[[f"score_{s}" for s in first]].to_numpy(dtype=np.int64)

@@ -11,8 +11,8 @@ slow, but print and pdb work), then put `@numba.njit` on the same function: it i
 callback the game loop calls at full speed. Both forms play the same games (tests/test_user_bots.py).
 `view` and `move` are read-only; the score must be an integer. A function that raises, returns anything else or
 (compiled) indexes out of bounds stops the run at its first fault, in one line naming it and the position
-(issue 35; docs/ENGINE.md, "Bots"); so does a call that runs past the time limit, `set_time_limit` (the CLI's
---bot-timeout, issue 51).
+(issue 35; docs/ENGINE.md, "Bots"); so does a call that runs past the time limit (khasino_sim/bot_calls.py,
+`set_time_limit`: the CLI's --bot-timeout, issue 51).
 
 Khasino and Cassino share one view (VIEW, MOVE). Kasino's double deck has its own (KASINO_VIEW, KASINO_MOVE):
 its card sets are multisets of two words, `lo` (every card present) and `hi` (the cards present twice), and
@@ -26,12 +26,14 @@ import inspect
 import os
 import re
 import threading
-import time
 import traceback
 
 import numpy as np
 
 from khasino_sim.kernels.core import layout as L
+from . import bot_calls
+from .bot_calls import (CALL_PROBES, CALL_SLOTS, CALL_STOP, CALLS_SIZE, SLOT_BUSY, SLOT_KEY, SLOT_MOVE, SLOT_SEQ,
+                        SLOT_WORDS)
 
 # the fields of `view` (the seat's observation) and of `move` (a move record), by name
 VIEW = {"seat": L.O_SEAT, "hand": L.O_HAND, "loose": L.O_LOOSE, "deal": L.O_DEAL, "stock_left": L.O_STOCK_LEFT,
@@ -58,16 +60,7 @@ MOVES = {"khasino": MOVE, "cassino": MOVE, "kasino": KASINO_MOVE}
 FAULT_FLAG, FAULT_VIEW = 0, 1
 FAULT_MOVE = FAULT_VIEW + L.OBS_SIZE
 FAULT_SIZE = FAULT_MOVE + L.REC_SIZE
-_PROTO = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64))
-
-# a compiled bot's calls table, read by the time-limit monitor (`set_time_limit`): a stop flag (`stop_calls`), then
-# one slot per thread, keyed by the address of the view it scores (each thread plays in its own workspace), holding
-# whether a call is in progress, how many calls it began, and the address of the move record being scored. A slot
-# is a cache line of its own, so threads do not share one; a thread that finds no slot within CALL_PROBES plays on
-# untimed.
-CALL_STOP, CALL_SLOTS, SLOT_WORDS, CALL_PROBES = 0, 1024, 8, 16
-SLOT_KEY, SLOT_BUSY, SLOT_SEQ, SLOT_MOVE = 0, 1, 2, 3
-CALLS_SIZE = SLOT_WORDS * (1 + CALL_SLOTS)     # the stop flag has a line of its own too
+_PROTO = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)     # score(view, move): two addresses
 
 
 class UserBotError(ValueError):
@@ -81,17 +74,15 @@ class _Bot:
     (the message, the seat's view and the move it was scoring), every later call returns 0 at once without
     calling the function, and `check_faults` raises it as one UserBotError when the compiled call returns, so
     a run stops at the end of the chunk it was playing instead of going on with a broken bot. A Python call
-    past the time limit is such a fault (BotTimeout); its calls table lets the monitor see a compiled call that
-    never returns."""
+    past the time limit is such a fault (BotTimeout); a compiled function's calls table lets the time limit's
+    monitor see a call that never returns (khasino_sim/bot_calls.py)."""
 
     def __init__(self, path, fn):
         self.path, self.fn = path, fn
         self.fault = np.zeros(FAULT_SIZE, dtype=np.int64)
         self.message = None             # a Python function's fault, as text
         self.lock = threading.Lock()
-        self.calls = _aligned(CALLS_SIZE)   # a compiled function's calls table
         compiled = hasattr(fn, "py_func")
-        self.compiled = compiled
         _check_arguments(fn.py_func if compiled else fn, path)
         self.address, self.keep = self._compiled() if compiled else self._python()
 
@@ -103,41 +94,39 @@ class _Bot:
                 self.message = message
                 self.fault[FAULT_FLAG] = 1
 
-    def _python(self):
-        """A plain Python score function as a ctypes callback (the GIL is taken for each call). Each call is
-        listed in _CALLS while it runs, so that the monitor can stop one that runs past the time limit, and
-        `stop_calls` one in progress when a run stops (an exception raised in its thread, BotTimeout or
-        _Stopped)."""
-        fn, fault = self.fn, self.fault
+    def where(self, view, move):
+        """The position of a call, in the terms of the family of the last run checked (`check_faults`), or the
+        move and the seat before any."""
+        family = _FAMILY[0]
+        try:
+            return describe_position(view, move, family) if family else _describe_move(view, move)
+        except Exception:           # a view read while it changed: the move alone
+            return _describe_move(view, move)
 
-        def callback(view_ptr, move_ptr):
-            if fault[FAULT_FLAG] or _STOPPING.is_set():
+    def _python(self):
+        """A plain Python score function as a ctypes callback (the GIL is taken for each call). Each call goes
+        through its thread's record (bot_calls: `_Call.run`), which holds the read-only view and move arrays the
+        function gets (the same two for every call of the thread) and lists the call while it runs, so that the
+        time limit's monitor can stop one that runs past the limit, and `stop_calls` one in progress when a run
+        stops (an exception raised in its thread, BotTimeout or Stopped)."""
+        fn, fault, thread, stopping = self.fn, self.fault, bot_calls.THREAD, bot_calls.stopping
+
+        def callback(view_at, move_at):
+            if fault[FAULT_FLAG] or stopping():
                 return 0
-            view = np.ctypeslib.as_array(view_ptr, (L.OBS_SIZE,))
-            move = np.ctypeslib.as_array(move_ptr, (L.REC_SIZE,))
-            view.flags.writeable = move.flags.writeable = False      # the game loop's workspace: read only
-            me = threading.get_ident()
+            call = thread.call
             try:
-                _CALLS[me] = _Call(self, view, move)
-                try:
-                    score = fn(view, move)
-                finally:
-                    _leave(me)
-                return integer_score(score)
-            except _Stopped:            # the run stops (Ctrl-C): this call's score is never used
-                _leave(me)
+                return integer_score(call.run(self, fn, view_at, move_at))
+            except bot_calls.Stopped:   # the run stops (Ctrl-C): this call's score is never used
                 return 0
             except KeyboardInterrupt:   # Ctrl-C in the main thread, inside the function: the run stops
-                _leave(me)
-                stop_calls()
+                bot_calls.stop_calls()
                 return 0
-            except BotTimeout as e:
-                _leave(me)
-                self.record(view, move, _timeout_text(e, self.path))
+            except bot_calls.BotTimeout as e:
+                self.record(call.view, call.move, bot_calls.timeout_text(e, self.path))
                 return 0
             except BaseException as e:  # the user's code (sys.exit too): kept and reported once (check_faults)
-                _leave(me)
-                self.record(view, move, _describe_exception(e, self.path))
+                self.record(call.view, call.move, _describe_exception(e, self.path))
                 return 0
         cb = _PROTO(callback)
         return ctypes.cast(cb, ctypes.c_void_p).value, cb
@@ -160,9 +149,10 @@ class _Bot:
         if not isinstance(returns, (types.Integer, types.Boolean)):
             raise UserBotError(f"bot file {self.path}: score(view, move) returns {returns}; it must return an "
                                "integer")
+        self.calls = bot_calls.calls_table(self)
         at, calls_at = self.fault.ctypes.data, self.calls.ctypes.data
         obs, rec = L.OBS_SIZE, L.REC_SIZE
-        address_of, claim, publish = _call_intrinsics()
+        address_of, claim, publish = bot_calls.call_intrinsics()
         words, probes, mask = SLOT_WORDS, CALL_PROBES, CALL_SLOTS - 1
 
         def wrapper(view_ptr, move_ptr):
@@ -216,6 +206,7 @@ class _Bot:
 
 
 _LOADED = {}        # absolute path -> _Bot
+_FAMILY = [None]    # the family of the last run checked, to describe a stuck call's position (_Bot.where)
 
 
 class _BadScore(Exception):
@@ -334,26 +325,23 @@ def address(path):
 
 
 def clear_faults():
-    """Forget every bot's kept fault (a run starts); in the main thread, also a stopped run's stop
-    (`stop_calls`) and the threads' slots of the calls tables."""
-    main = threading.current_thread() is threading.main_thread()
-    if main:
-        _STOPPING.clear()
+    """Forget every bot's kept fault (a run starts); in the main thread, also a stopped run's stop and the
+    threads' slots of the calls tables (bot_calls.clear_stop)."""
+    if threading.current_thread() is threading.main_thread():
+        bot_calls.clear_stop()
     for bot in list(_LOADED.values()):
         with bot.lock:
             bot.fault[:] = 0
             bot.message = None
-        if main and not bot.calls[SLOT_WORDS + SLOT_BUSY::SLOT_WORDS].any():
-            bot.calls[:] = 0
 
 
 def check_faults(family):
     """UserBotError (one line) if a bot file's score function failed since the last check; its fault is then
-    cleared. KeyboardInterrupt if the run is stopping (`stop_calls`): the chunk just played had its user bots'
-    calls cut short, so it must not be written. Called after every compiled call that may have run a user
+    cleared. KeyboardInterrupt if the run is stopping (bot_calls.stop_calls): the chunk just played had its user
+    bots' calls cut short, so it must not be written. Called after every compiled call that may have run a user
     bot."""
     _FAMILY[0] = family
-    if _STOPPING.is_set() and _LOADED:
+    if bot_calls.stopping() and _LOADED:
         raise KeyboardInterrupt
     for bot in list(_LOADED.values()):
         if bot.fault[FAULT_FLAG]:
@@ -373,210 +361,9 @@ def watching(family):
     check_faults(family)
 
 
-# ------------------------------------------------------------------ calls in progress: time limit and stop
-# The monitor thread (started by set_time_limit) watches every call of a score function in progress: a Python
-# one through _CALLS (thread id -> _Call), a compiled one through its bot's calls table (CALL_STOP above).
-
-class BotTimeout(BaseException):
-    """Raised in a Python score function that ran past the time limit (set_time_limit), by the monitor thread.
-    A BaseException, so that the function's own `except Exception` does not swallow it."""
-
-
-class _Stopped(BaseException):
-    """Raised in a Python score function in progress when its run stops (stop_calls): the call returns 0."""
-
-
-class _Call:
-    """A Python score function's call in progress: whose, what it scores, since when, and when an exception
-    was sent to stop it (None: not yet)."""
-    __slots__ = ("bot", "view", "move", "started", "sent", "reported")
-
-    def __init__(self, bot, view, move):
-        self.bot, self.view, self.move = bot, view, move
-        self.started, self.sent, self.reported = time.monotonic(), None, False
-
-
-_CALLS = {}
-_CALLS_LOCK = threading.Lock()
-_STOPPING = threading.Event()
-_LIMIT = {"seconds": None, "stuck": None}
-_FAMILY = [None]            # the family of the last run checked, to describe a stuck call's position
-_MONITOR = []
-UNSTOPPABLE_S = 2.0         # after the exception is sent: a Python call still running is one that cannot stop
-
-
-def set_time_limit(seconds, stuck=None):
-    """Limit every call of a bot file's score function to `seconds` (None or 0: no limit, the default; the CLI's
-    --bot-timeout, docs/ENGINE.md "Bots"). A Python function that runs past it is stopped by BotTimeout raised
-    in its thread: a fault like any other, which check_faults reports (`did not return within N s`). A call that
-    no exception stops (a compiled one, or a Python one waiting in C or catching every exception for
-    UNSTOPPABLE_S more) is kept as the bot's fault and passed to `stuck(message)` in the monitor thread (the CLI
-    ends the process there, exit 2: the call can never return); without `stuck`, the run waits for it."""
-    _LIMIT["seconds"] = float(seconds) if seconds else None
-    _LIMIT["stuck"] = stuck
-    if _LIMIT["seconds"] and not _MONITOR:
-        thread = threading.Thread(target=_monitor, daemon=True, name="khasino-bot-timeout")
-        _MONITOR.append(thread)
-        thread.start()
-
-
-def stop_calls():
-    """A run stops (Ctrl-C): every user bot's calls return 0 at once from now on, the Python ones in progress
-    in other threads too (_Stopped raised there), and check_faults raises KeyboardInterrupt, so no chunk played
-    so is written. clear_faults in the main thread (the next run) undoes it."""
-    _STOPPING.set()
-    for bot in list(_LOADED.values()):
-        bot.calls[CALL_STOP] = 1
-    me = threading.get_ident()
-    with _CALLS_LOCK:
-        for tid, call in _CALLS.items():
-            if tid != me and call.sent is None:
-                call.sent = time.monotonic()
-                _async_raise(tid, _Stopped)
-
-
-def _leave(me):
-    """A Python call in thread `me` is over: unlisted, and an exception sent to it and not yet raised is taken
-    back (under the lock, so none can be sent after it), so it cannot surface outside the call."""
-    with _CALLS_LOCK:
-        call = _CALLS.pop(me, None)
-        if call is not None and call.sent is not None:
-            _async_raise(me, None)
-
-
-def _async_raise(tid, exc):
-    """Raise `exc` (a class) in thread `tid` at its next Python instruction; None takes a pending one back."""
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None if exc is None else ctypes.py_object(exc))
-
-
-def _timeout_text(e, path):
-    """What a Python score function stopped by BotTimeout did: the limit, and the line it was stopped at."""
-    lines = [f.lineno for f in traceback.extract_tb(e.__traceback__) if os.path.abspath(f.filename) == path]
-    return (f"did not return within {_LIMIT['seconds'] or 0:g} s (--bot-timeout)"
-            + (f", stopped at line {lines[-1]}" if lines else ""))
-
-
-def _monitor():
-    """The time limit's thread: every tenth of the limit (at most 0.1 s), each call in progress is checked."""
-    seen = {}               # (bot, slot) of a compiled call in progress -> (its call count, since when)
-    while True:
-        limit = _LIMIT["seconds"]
-        time.sleep(min(0.1, max(0.01, (limit or 1) / 10)))
-        if not limit or _STOPPING.is_set():
-            seen.clear()
-            continue
-        now = time.monotonic()
-        stuck = []
-        with _CALLS_LOCK:
-            for tid, call in _CALLS.items():
-                if call.sent is None and now - call.started >= limit:
-                    call.sent = now
-                    _async_raise(tid, BotTimeout)
-                elif call.sent is not None and not call.reported and now - call.sent >= UNSTOPPABLE_S:
-                    call.reported = True
-                    stuck.append((call.bot, call.view.copy(), call.move.copy(),
-                                  ") and could not be stopped (it waits outside Python code, or catches every "
-                                  "exception), so the process ends"))
-        for bot in list(_LOADED.values()):
-            if bot.compiled:
-                stuck.extend(_compiled_stuck(bot, seen, now, limit))
-        for bot, view, move, why in stuck:
-            _report_stuck(bot, view, move, why)
-
-
-def _compiled_stuck(bot, seen, now, limit):
-    """The compiled calls of `bot` in progress for `limit` seconds or more: the same call (its slot's count
-    unchanged) seen busy since then; each reported once."""
-    table = bot.calls[SLOT_WORDS:].reshape(CALL_SLOTS, SLOT_WORDS)
-    busy = set(np.flatnonzero(table[:, SLOT_BUSY] == 1).tolist())
-    for key in [k for k in seen if k[0] is bot and k[1] not in busy]:
-        del seen[key]
-    out = []
-    for j in busy:
-        seq = int(table[j, SLOT_SEQ])
-        first = seen.get((bot, j))
-        if first is None or first[0] != seq:
-            seen[(bot, j)] = (seq, now, False)
-        elif not first[2] and now - first[1] >= limit:
-            view = _read_words(int(table[j, SLOT_KEY]), L.OBS_SIZE)
-            move = _read_words(int(table[j, SLOT_MOVE]), L.REC_SIZE)
-            if table[j, SLOT_BUSY] == 1 and int(table[j, SLOT_SEQ]) == seq:     # still that call: still stuck
-                seen[(bot, j)] = (seq, first[1], True)
-                out.append((bot, view, move, "; compiled code cannot be stopped, so the process ends)"))
-    return out
-
-
-def _read_words(address, n):
-    """n int64 words at `address` (a stuck call's view or move record, alive while the call runs), copied."""
-    return np.ctypeslib.as_array(ctypes.cast(address, ctypes.POINTER(ctypes.c_int64)), (n,)).copy()
-
-
-def _report_stuck(bot, view, move, why):
-    """A call that ran past the limit and cannot be stopped: kept as the bot's fault (its other calls return 0)
-    and passed, as one line, to the `stuck` of set_time_limit."""
-    what = f"did not return within {_LIMIT['seconds'] or 0:g} s (--bot-timeout{why}"
-    bot.record(view, move, what)
-    family = _FAMILY[0]
-    try:
-        where = describe_position(view, move, family) if family else _describe_move(view, move)
-    except Exception:           # a view read while it changed: the move alone
-        where = _describe_move(view, move)
-    stuck = _LIMIT["stuck"]
-    if stuck is not None:
-        stuck(f"bot file {bot.path}: score(view, move) {what}, scoring {where}; the run stopped")
-
-
 def _describe_move(view, move):
     """The move and the seat, in any family's view (the seat and the move's card and kind are at the same places)."""
     from khasino_sim.kernels.core.bits import card_name
     kind = L.KIND_NAMES[move[L.M_KIND]] if 0 <= move[L.M_KIND] < len(L.KIND_NAMES) else "?"
     card = card_name(int(move[L.M_CARD])) if 0 <= move[L.M_CARD] < 52 else "?"
     return f"{card} {kind} for seat {view[L.O_SEAT]}"
-
-
-def _aligned(words):
-    """A zeroed int64 array of `words` starting on a 64-byte boundary (a cache line)."""
-    raw = np.zeros(words + 8, dtype=np.int64)
-    skip = (-raw.ctypes.data % 64) // 8
-    return raw[skip: skip + words]
-
-
-_INTRINSICS = []
-
-
-def _call_intrinsics():
-    """The three operations a compiled bot's wrapper does on its calls table: a pointer's address as an int64;
-    `claim(base, i, key)`, True if the word base[i] was 0 and is now `key` (an atomic compare-and-swap: two
-    threads never take one slot); `publish(base, i, value)`, an atomic store the monitor thread sees and the
-    compiler may not drop or move past the score call."""
-    if not _INTRINSICS:
-        from llvmlite import ir
-        from numba.core import types
-        from numba.extending import intrinsic
-        i64 = ir.IntType(64)
-
-        def word(builder, base, index):
-            return builder.gep(builder.inttoptr(base, i64.as_pointer()), [index])
-
-        @intrinsic
-        def address_of(typingctx, ptr):
-            def codegen(context, builder, signature, args):
-                return builder.ptrtoint(args[0], i64)
-            return types.int64(ptr), codegen
-
-        @intrinsic
-        def claim(typingctx, base, index, key):
-            def codegen(context, builder, signature, args):
-                pair = builder.cmpxchg(word(builder, args[0], args[1]), ir.Constant(i64, 0), args[2], "monotonic",
-                                       "monotonic")
-                return builder.extract_value(pair, 1)
-            return types.boolean(types.int64, types.int64, types.int64), codegen
-
-        @intrinsic
-        def publish(typingctx, base, index, value):
-            def codegen(context, builder, signature, args):
-                builder.store_atomic(args[2], word(builder, args[0], args[1]), "release", 8)
-                return context.get_dummy_value()
-            return types.void(types.int64, types.int64, types.int64), codegen
-        _INTRINSICS.extend((address_of, claim, publish))
-    return tuple(_INTRINSICS)

@@ -4,17 +4,19 @@ a traceback, never exit 1 (our own bug), never a hang, and nothing written anywh
 
 Hypothesis generates the cases; KHASINO_FUZZ_EXAMPLES sets how many per test (scripts/fuzz_inputs.py runs a
 long campaign). The fixed corpus of the worst cases is tests/test_bad_inputs.py."""
+import contextlib
 import copy
 import json
 import os
 import random
 import re
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from khasino_sim import engine
 from khasino_sim.bots import BOTS
@@ -638,21 +640,71 @@ FILTER_PIECES = ["score_0", "score_1", "bot_0", "turns", "winner", "seed", "capt
                  "'random'", "@", ".", "[0]", "=", ",", ":", "lambda", "abs(", "\x1b", "__class__",
                  "__import__('os').system('touch MARKER')", "open('MARKER', 'w')", "@pd.io.common.os.system",
                  "('touch MARKER')", "exec(\"open('MARKER','w')\")", "`touch MARKER`", "$(touch MARKER)"]
+CHAIN_TERMS = ["turns", "score_0", "seed", "(turns)", "-1", "(1 - turns)", "255"]
+
+
+@st.composite
+def long_filters(draw):
+    """A long chain, often as long as a filter may be (2,000 characters: MAX_LENGTH) and sometimes just past it:
+    terms joined by + - * (or comparisons, and, or); or a deep nesting of parentheses, `not` and unary minus
+    around a condition (up to past MAX_DEPTH, 60). A chain of 990 terms once overflowed Python's stack
+    ("internal error: RecursionError")."""
+    def length(piece, room=1990):
+        most = room // len(piece)
+        return draw(st.sampled_from([most, most + 5]) | st.integers(1, most))
+    shape = draw(st.sampled_from(["arith", "compare", "logic", "nest"]))
+    if shape == "arith":
+        ops = draw(st.lists(st.sampled_from(["+", "-", "*"]), min_size=1, max_size=3))
+        term = draw(st.sampled_from(["1", "0", "7"]) | st.sampled_from(CHAIN_TERMS))    # a digit: 995 terms
+        n = length("+" + term)
+        chain = term + "".join(ops[i % len(ops)] + term for i in range(n))
+        return chain + draw(st.sampled_from([" > 0", " != 3", "", " == 'greedy'"]))
+    if shape == "compare":
+        op = draw(st.sampled_from(["<=", "<", "==", "!="]))
+        return "turns" + (op + "turns") * length(op + "turns")
+    if shape == "logic":
+        word = draw(st.sampled_from([" and ", " or ", "and", " or not "]))
+        return word.join(["turns>0"] * length(word + "turns>0"))
+    opener, closer = draw(st.sampled_from([("(", ")"), ("not ", ""), ("-", ""), ("(not ", ")"), ("(-", ")")]))
+    depth = draw(st.sampled_from([60, 61]) | st.integers(1, 80))
+    return opener * depth + draw(st.sampled_from(["turns > 0", "turns", "turns + 1"])) + closer * depth \
+        + draw(st.sampled_from(["", " > 0"]))
+
+
 filters_text = st.one_of(
     st.lists(st.sampled_from(FILTER_PIECES), min_size=1, max_size=9).map(" ".join),
     st.lists(st.sampled_from(FILTER_PIECES), min_size=1, max_size=9).map("".join),
-    st.text(max_size=30))
+    st.text(max_size=30),
+    long_filters())
+
+
+@contextlib.contextmanager
+def _python_stack(frames=900):
+    """Python's own recursion limit (1000 frames) as a command started from a shell has it, `frames` above this
+    one: Hypothesis raises the limit while a test runs, which would hide a filter that overflows the stack."""
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + frames)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 @RECORD_FUZZ
 @given(where=filters_text)
+@example(where="turns" + "+1" * 990 + " > 0")     # once "internal error: RecursionError"
+@example(where="(" * 60 + "turns" + " * 1" * 300 + ")" * 60 + " > 0")
 def test_generated_record_where_is_a_filter_or_one_line_and_runs_no_code(where):
     with tempfile.TemporaryDirectory() as tmp:
         cwd = os.getcwd()
         os.chdir(tmp)
         try:
             args = ["simulate", "--games", "2", "--out", "r", "--quiet", "--record-where", where]
-            code, out, err, exc = run_cli(args)
+            with _python_stack():
+                code, out, err, exc = run_cli(args)
         finally:
             os.chdir(cwd)
         assert not os.path.exists(os.path.join(tmp, "MARKER")), f"{where!r} ran code"
@@ -661,3 +713,23 @@ def test_generated_record_where_is_a_filter_or_one_line_and_runs_no_code(where):
             assert not os.path.exists(os.path.join(tmp, "r")), f"{where!r} refused after playing"
         else:
             assert exc is None or isinstance(exc, SystemExit), exc
+
+
+@settings(FUZZ, max_examples=max(1, EXAMPLES * 2))
+@given(where=long_filters())
+def test_long_and_deep_filters_parse_or_are_one_line(where):
+    """Long chains and deep nestings straight through the parser and the evaluator (many more than the command
+    line fuzz above can afford): a filter's rows, or one FilterError line; never RecursionError."""
+    import numpy as np
+    from khasino_sim.filters import FilterError, parse
+    cols = {"turns": "number", "score_0": "number", "seed": "number", "bot_0": "text"}
+    table = {"turns": np.array([0, 40, 255], dtype=np.uint8), "score_0": np.array([0, 11, 3], dtype=np.int8),
+             "seed": np.array([0, 2**64 - 1, 7], dtype=np.uint64), "bot_0": np.array(["a", "b", "c"], dtype=object)}
+    from khasino_sim.filters import FRAMES_PER_LEVEL, MAX_DEPTH
+    try:
+        with _python_stack(MAX_DEPTH * FRAMES_PER_LEVEL + 25):      # what the parser says it needs at most
+            rows = parse(where, cols).rows(table, 3)
+    except FilterError as e:
+        assert "\n" not in str(e) and str(e)
+    else:
+        assert rows.dtype == bool and rows.shape == (3,)

@@ -1,12 +1,15 @@
 """Duplicate-deal tournaments and SPRT matches (khasino_sim/tournament.py, duplicate.py, sprt.py): seat
 assignments, the same deals in every assignment, the crosstable and ratings in the report files, bad input as
 one line, and the SPRT's error rates on samples of known strength and on bots of known difference."""
+import json
 import math
 import subprocess
 import sys
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from khasino_sim import tournament as T
@@ -183,12 +186,16 @@ def _synthetic(out, fmt_name, bots, games, score):
                                                                      for s, e in enumerate(a)}}),
                   "seats": pd.DataFrame({"game": np.repeat(np.arange(games), fmt.seats),
                                          "seat": np.tile(np.arange(fmt.seats), games)})}
+        spec = RunSpec(format=fmt_name, games=games, bots=tuple(bots[j] for j in a), rotate=False)
+        stamp = {b"khasino": json.dumps({"shard": 0, "first_game": 0, "games": games, "root_seed": 0,
+                                         "bots": list(spec.bots), "format": fmt_name, "rotate": False,
+                                         "series": 1}).encode()}
         listing = {}
         for name, frame in tables.items():
             (run / name).mkdir(parents=True)
-            frame.to_parquet(run / name / "part-000000.parquet")
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            pq.write_table(table.replace_schema_metadata(stamp), run / name / "part-000000.parquet")
             listing[name] = run_folder.file_entry(run / name / "part-000000.parquet", len(frame))
-        spec = RunSpec(format=fmt_name, games=games, bots=tuple(bots[j] for j in a), rotate=False)
         run_folder.write_manifest(run, {"spec": spec.identity(), "complete": True, "files": {"0": listing}})
     return out
 

@@ -2,7 +2,7 @@
 never code; `khasino replay` and `khasino show` rebuild every position of a record through the engine and refuse
 in one line a record whose moves, seats, bots, scores, winner, format or deal are not the game's; what a file
 says is shown without its control characters; a record is read with a bounded line, one at a time; `--move`
-past the last move names the range; records are written whole, never through a symbolic link."""
+last + 1 is the end, past it names the range; records are written whole, never through a symbolic link."""
 import json
 import os
 import tracemalloc
@@ -11,22 +11,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.test_fuzz_inputs import _tree, assert_clean_refusal, run_cli
+from tests.test_bad_inputs import refused
+from tests.test_fuzz_inputs import _tree, run_cli
 
 
 def cli(*args, stdin=None):
     code, out, err, exc = run_cli([str(a) for a in args], stdin=stdin)
     assert code == 0 and (exc is None or isinstance(exc, SystemExit)), (args, code, err, exc)
     return out
-
-
-def refused(args, *fragments):
-    args = [str(a) for a in args]
-    code, out, err, exc = run_cli(args)
-    assert_clean_refusal(args, code, out, err, exc)
-    for f in fragments:
-        assert f in err, (f, err)
-    return err.strip()
 
 
 def first(path):
@@ -166,6 +158,64 @@ def test_filters_evaluate_exactly():
     assert rows('not (bot_0 == "greedy") and (a > 1 or b < 0)') == [False, True, True]
 
 
+def _long(op, n):
+    return "turns" + f"{op}1" * n + " > -1000"
+
+
+@pytest.mark.parametrize("where", [
+    "turns" + "+1" * 990 + " > 0",                       # the reported case: a left-deep tree once, RecursionError
+    _long("-", 990), _long("*", 990), "turns" + "+1*1" * 490 + " > 0", "0" + "<=turns" * 280,
+    " or ".join(["turns>0"] * 180), " and ".join(["turns>0"] * 160),
+    "(" * 60 + "turns > 0" + ")" * 60, "not " * 60 + "turns > 0", "-" * 60 + "turns > 0",
+], ids=["plus-990", "minus-990", "times-990", "sum-of-products", "compare-280", "or-180", "and-180", "paren-60",
+        "not-60", "neg-60"])
+def test_a_long_or_deep_record_where_is_a_filter(tmp_path, where):
+    """Long chains of + - * (and of comparisons, and, or) are one wide node each, however long the filter may
+    be; the deepest nesting allowed (MAX_DEPTH) runs too: a legal filter records, never "internal error"."""
+    assert len(where) <= 2000
+    out = tmp_path / "r"
+    cli("simulate", "--games", "6", "--workers", "1", "--quiet", "--out", out, "--record", "2", "--record-where",
+        where)
+    assert len((out / "records.jsonl").read_text().splitlines()) == 2
+
+
+@pytest.mark.parametrize("where, fragment", [
+    ("(" * 61 + "turns > 0" + ")" * 61, "nested more than 60 deep"),
+    ("not " * 61 + "turns > 0", "nested more than 60 deep"),
+    ("-" * 61 + "turns > 0", "nested more than 60 deep"),
+    ("(not -" * 21 + "turns > 0" + ")" * 21, "nested more than 60 deep"),
+    ("turns" + "+1" * 1000 + " > 0", "at most 2000 characters"),
+], ids=["paren-61", "not-61", "neg-61", "mixed-63", "plus-1000"])
+def test_a_record_where_too_deep_or_too_long_is_one_line(tmp_path, where, fragment):
+    refused(["simulate", "--games", "10", "--out", tmp_path / "r", "--record-where", where], "--record-where",
+            fragment)
+    assert not (tmp_path / "r").exists()
+
+
+def test_no_filter_recurses_past_its_documented_frames():
+    """Parsing takes at most MAX_DEPTH * FRAMES_PER_LEVEL frames (and a few more), evaluating none: the deepest
+    and the longest filters run under a recursion limit just that much above the caller's stack."""
+    import sys
+    from khasino_sim import filters
+    cols = {"turns": "number", "bot_0": "text"}
+    table = {"turns": np.arange(4), "bot_0": np.array(["a", "b", "c", "d"], dtype=object)}
+    d = filters.MAX_DEPTH
+    cases = ["(" * d + "turns > 0" + ")" * d, "(" * d + "turns" + ")" * d + " > 0", "not " * d + "turns > 0",
+             "-" * d + "turns > 0", "(not " * (d // 2) + "turns > 0" + ")" * (d // 2),
+             "(-" * (d // 2) + "turns" + ")" * (d // 2) + " > 0", "turns" + "+1" * 990 + " > 0",
+             " and ".join(["turns>0"] * 160), "(" * (d - 1) + "turns" + " * 1" * 400 + ")" * (d - 1) + " > 0"]
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + d * filters.FRAMES_PER_LEVEL + 25)
+    try:
+        got = [filters.parse(text, cols).rows(table, 4).tolist() for text in cases]
+    finally:
+        sys.setrecursionlimit(limit)
+    assert got == [[False, True, True, True]] * 6 + [[True] * 4] + [[False, True, True, True]] * 2
+
+
 # ---- records: rebuilt through the engine --------------------------------------------------------------------
 
 def _swap_move_text(rec):
@@ -205,6 +255,95 @@ def _record(fmt, seed, kind, bots=("greedy", "random")):
     from khasino_sim.formats import FORMATS
     bots = list(bots) * (FORMATS[fmt].seats // len(bots))
     return {**play_record(fmt, None, bots, seed, kind=kind), "game": 0}
+
+
+def _one_move_record(position, key, move=None):
+    """A record of one move from `position` (no seed: any valid position is allowed), its move `key`."""
+    from khasino_sim import engine
+    fmt, st, _ = engine.parse(position)
+    state = engine.to_json(st, fmt)
+    move = move or {"card": "8H", "kind": "capture", "text": "Play 8H to capture 8S"}
+    return {"record": 1, "format": state["format"], "options": {}, "bots": ["greedy", "random"], "game": None,
+            "kind": "game", "score": [0, 0], "winner": None,
+            "rounds": [{"state": state, "moves": [{"seat": 0, "bot": "greedy", "move": move, "key": key}],
+                        "scores": []}]}
+
+
+def _counting_passes(monkeypatch):
+    """Count the generation passes of the record check (and the candidates each offered) and the moves whose
+    result it builds."""
+    from khasino_sim import engine
+    passes, built = [], []
+    lister, play_card = engine._lister, engine._play_card
+
+    def counted_lister(fmt):
+        inner = lister(fmt)
+
+        def run(*args):
+            passes.append(int(inner(*args)))
+            return passes[-1]
+        return run
+
+    def counted_play(*args):
+        built.append(1)
+        return play_card(*args)
+    monkeypatch.setattr(engine, "_lister", counted_lister)
+    monkeypatch.setattr(engine, "_play_card", counted_play)
+    monkeypatch.setattr(engine, "iter_moves", lambda state: pytest.fail("iter_moves builds every candidate"))
+    return passes, built
+
+
+def test_a_key_that_is_no_move_of_a_huge_position_is_refused_at_once(tmp_path, monkeypatch):
+    """A crafted one-move record on SIXTEEN (16 loose cards, 2,440,294 moves) whose key is no legal move: the
+    check compares keys in one generation pass and builds no move (it scanned engine.iter_moves, which built
+    every candidate's result, about 130 us each, and generated the listing again window by window: tens of
+    minutes here, hours on TWENTY's 177 million candidates)."""
+    import time
+    from khasino_sim.record_check import checked_steps
+    from khasino_sim.records import RecordError
+    from tests.test_moves_streaming import FOLLOW, SIXTEEN
+    with pytest.raises(RecordError):                        # warm-up: the compiled listing loaded
+        checked_steps(_one_move_record(FOLLOW, "0x3039"))
+    passes, built = _counting_passes(monkeypatch)
+    t = time.perf_counter()
+    with pytest.raises(RecordError, match="move 1: key 0x3039 is no legal move of its position"):
+        checked_steps(_one_move_record(SIXTEEN, "0x3039"))
+    took = time.perf_counter() - t
+    assert len(passes) == 1 and passes[0] >= 2_440_294 and not built, (passes, built)
+    assert took < 5, f"{took:.1f} s"
+    monkeypatch.undo()
+    refused(["show", write(tmp_path / "crafted.jsonl", _one_move_record(SIXTEEN, "0x3039"))],
+            "move 1: key 0x3039 is no legal move of its position")
+
+
+def test_a_recorded_key_is_found_by_one_pass_and_is_the_engines_move(monkeypatch):
+    """The move the check finds for a key is the one engine.iter_moves gives for it (text, result, features,
+    Kasino's captured cards and tabbe), in every format, and a key no move has is None."""
+    import random
+    from khasino_sim import engine
+    from khasino_sim.formats import FORMATS
+    from khasino_sim.record_check import move_of_key
+    for name in FORMATS:
+        state, rnd = engine.new_game(name, 7), random.Random(name)
+        while not state.get("over"):
+            moves = engine.legal_moves(state)
+            for m in moves:
+                got = move_of_key(state, m.key)
+                assert got == m and got.after == m.after, (name, m.text)
+            assert move_of_key(state, 12345) is None
+            state = rnd.choice(moves).result
+
+
+def test_a_huge_position_with_a_legal_key_replays(tmp_path):
+    """A key that is a legal move of SIXTEEN: found, and its result alone built; the record goes on (to its
+    next check: a one-move record of an unfinished game stops before its end)."""
+    from khasino_sim import engine
+    from tests.test_moves_streaming import SIXTEEN
+    from khasino_sim.records import key_text
+    first_move = next(engine.iter_moves(SIXTEEN))
+    shown = {k: v for k, v in first_move.to_json().items() if k != "result"}
+    rec = _one_move_record(SIXTEEN, key_text(first_move.key), shown)
+    refused(["show", write(tmp_path / "ok.jsonl", rec), "--move", "1"], "round 1 stops after move 1")
 
 
 def test_matches_and_teams_are_checked_round_by_round(tmp_path):
@@ -290,13 +429,42 @@ def test_a_big_file_is_read_one_record_at_a_time(recorded, tmp_path):
 
 
 def test_a_move_past_the_last_names_the_range(recorded, tmp_path):
+    """--move M shows the position before move M, and M = last + 1 the game's end (as before issue 51's check);
+    past that, one line naming the range 1 .. last + 1."""
     rec = first(recorded)
     n = len(rec["rounds"][0]["moves"])
     refused(["show", recorded, "--game", rec["game"], "--move", 99999],
-            f"game {rec['game']} has moves 1 .. {n}, not 99999")
-    refused(["show", recorded, "--move", n + 1], f"has moves 1 .. {n}, not {n + 1}")
+            f"game {rec['game']} has moves 1 .. {n}: --move takes 1 .. {n + 1} ({n + 1}: the end), not 99999")
+    refused(["show", recorded, "--move", n + 2], f"has moves 1 .. {n}: --move takes 1 .. {n + 1}", f"not {n + 2}")
+    end = cli("show", recorded, "--move", n + 1)
+    assert end.startswith(f"-- position {n + 1}/{n + 1}: end of the game") and "  final: seat 0" in end
+    assert cli("show", recorded, "--move", n).startswith(f"-- position {n}/{n + 1}: before move {n} of {n}")
     play = write(tmp_path / "p.jsonl", {**_record("khasino", 3, "game"), "game": None})
-    refused(["show", play, "--move", 500], f"the game of seed 3 has moves 1 .. {n}, not 500")
+    m = len(first(play)["rounds"][0]["moves"])
+    refused(["show", play, "--move", 500], f"the game of seed 3 has moves 1 .. {m}: --move takes 1 .. {m + 1}")
+    assert "end of the game" in cli("show", play, "--move", m + 1)
+
+
+def test_the_end_of_a_match_is_its_last_move_plus_one(tmp_path):
+    """In a match the positions run through every round (each round's end a position too): --move last + 1
+    is the match's end, with the final score."""
+    rec = _record("cassino", 8668861027912758289, "match")
+    n = sum(len(r["moves"]) for r in rec["rounds"])
+    path = write(tmp_path / "m.jsonl", rec)
+    end = cli("show", path, "--move", n + 1)
+    rounds = len(rec["rounds"])
+    assert end.startswith(f"-- position {n + rounds}/{n + rounds}: round {rounds}/{rounds}, end of the game")
+    assert "  final: seat 0" in end
+    refused(["show", path, "--move", n + 2], f"--move takes 1 .. {n + 1}")
+
+
+def test_replay_jumps_to_the_end_at_the_last_move_plus_one(recorded):
+    rec = first(recorded)
+    n = len(rec["rounds"][0]["moves"])
+    text = cli("replay", recorded, "--step", stdin=f"{n + 1}\nq\n")
+    assert f"-- position {n + 1}/{n + 1}: end of the game" in text and "the game has moves" not in text
+    text = cli("replay", recorded, "--step", stdin=f"{n + 2}\nq\n")
+    assert f"(the game has moves 1 .. {n}: a number from 1 to {n + 1}, the end; the nearest shown)" in text
 
 
 def test_records_are_written_whole_never_through_a_link(tmp_path):

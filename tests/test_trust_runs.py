@@ -300,3 +300,110 @@ def test_a_removed_table_folder_is_named_with_what_to_do(tmp_path):
     (out / "seats").rmdir()
     err = refused(["report", out], f"{out / 'seats' / 'part-000000.parquet'} is missing", "--resume")
     assert err != f"Error: {out / 'seats'}"
+
+
+# ---- after review: what the first answer missed ------------------------------------------------------------------
+
+def test_a_run_of_many_shards_writes_its_manifest_once_not_per_shard(tmp_path, monkeypatch):
+    """Rewriting run.json after every shard made a run of many small shards quadratic (40,000 games in shards
+    of 10: 150 s against 22 s): finished shards go to an append-only journal, folded into run.json at the end."""
+    from khasino_sim import run_folder
+    from khasino_sim.runs import simulate
+    writes = []
+    real = run_folder.write_manifest
+    monkeypatch.setattr(run_folder, "write_manifest", lambda *a, **k: writes.append(1) or real(*a, **k))
+    out = simulate(games=2000, shard_size=10, workers=1, out=tmp_path / "run")
+    assert len(writes) <= 3, len(writes)
+    assert not (out / run_folder.JOURNAL).exists()
+    assert len(json.loads((out / "run.json").read_text())["files"]) == 200
+
+
+def test_a_journal_cut_short_by_a_kill_resumes(tmp_path):
+    """A kill while a journal line is written leaves it cut short: that shard is played again."""
+    from khasino_sim import run_folder
+    out = _run(tmp_path / "run")
+    m = json.loads((out / "run.json").read_text())
+    files_ = m["files"]
+    m.update(files={}, complete=False)
+    run_folder.write_manifest(out, m)
+    with run_folder.Journal(out) as journal:
+        for k in ("0", "1"):
+            journal.add(k, files_[k])
+    with open(out / run_folder.JOURNAL, "a") as f:
+        f.write('{"shard": 2, "files": {"ga')
+    refused(["report", out], "unfinished run (2 of 3 shards played)", "--resume")
+    code, _, err, _ = run_cli(SIM + ["--out", str(out), "--resume"])
+    assert code == 0, err
+    same_dataset(out, _run(tmp_path / "fresh"))
+
+
+def test_a_shard_listed_as_another_is_found_even_with_the_digest_recomputed(tmp_path):
+    """A shard copied over another, its listing copied and the manifest's digest recomputed, counted games
+    1,000-1,999 twice: each file's own stamp (shard, first game, seed, bots) must match its listing."""
+    from khasino_sim import run_folder
+    out = _run(tmp_path / "run")
+    for table in ("games", "seats"):
+        (out / table / "part-000002.parquet").write_bytes((out / table / "part-000001.parquet").read_bytes())
+    m = json.loads((out / "run.json").read_text())
+    m["files"]["2"] = m["files"]["1"]
+    run_folder.write_manifest(out, m)
+    refused(["report", out], "part-000002.parquet is written as another shard or run's (its shard is 1, not 2)")
+
+
+def test_force_removes_only_what_khasino_wrote(tmp_path):
+    """--force removed a user's files by name (games/mydata.csv, records.jsonl, variants/, assignment-0001/)."""
+    out = tmp_path / "mine"
+    (out / "games").mkdir(parents=True)
+    (out / "games" / "mydata.csv").write_text("mine")
+    (out / "records.jsonl").write_text("mine")
+    (out / "variants" / "x").mkdir(parents=True)
+    (out / "assignment-0001").mkdir()
+    (out / "notes.txt").write_text("mine")
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    code, _, err, _ = run_cli(SIM + ["--out", str(out), "--force"])
+    assert code == 0, err
+    after = {str(p.relative_to(out)) for p in out.rglob("*")}
+    assert set(before) <= after, sorted(set(before) - after)
+    run = _run(tmp_path / "run")                       # ours: a run folder's files all go, a report too
+    code, _, err, _ = run_cli(["report", str(run)])
+    code, _, err, _ = run_cli(["tournament", "--bots", "greedy,random", "--games", "20", "--out", str(run),
+                               "--force"])
+    assert code == 0, err
+    assert sorted(p.name for p in run.iterdir()) == [".khasino.lock", "assignment-0000", "assignment-0001",
+                                                    "tournament.json"]
+
+
+def test_a_refused_start_leaves_no_lock_in_the_users_folder(tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    refused(SIM + ["--out", out], "is not empty and holds no simulate run")
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_the_lock_owner_is_shown_without_control_characters(tmp_path):
+    from khasino_sim.files import FolderLock
+    out = tmp_path / "run"
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nfrom khasino_sim.files import FolderLock\n"
+                               f"with FolderLock({str(out)!r}, 'khasino simulate \\x1b]0;TITLE\\x07'):\n"
+                               "    print('held', flush=True); time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        err = refused(SIM + ["--out", out], "another khasino process is writing there", f"pid {holder.pid}")
+        assert "\x1b" not in err and "\x07" not in err and "]0;TITLE" in err
+    finally:
+        holder.kill()
+        holder.wait(timeout=60)
+    with FolderLock(out):               # its owner is dead: the lock is free
+        pass
+
+
+def test_a_lock_is_released_whatever_the_working_folder_became(tmp_path, monkeypatch):
+    """A bot's os.chdir during a run made the lock's release fail (KeyError) and leak its descriptor."""
+    from khasino_sim.files import FolderLock
+    monkeypatch.chdir(tmp_path)
+    lock = FolderLock("rel")
+    with lock:
+        (tmp_path / "elsewhere").mkdir()
+        os.chdir(tmp_path / "elsewhere")
+    assert not FolderLock._held

@@ -11,6 +11,7 @@ its digest, bot files by content, the bots' moves checked by replaying them, and
 import copy
 import hashlib
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -364,6 +365,28 @@ def test_a_bot_file_is_saved_by_its_content_and_given_again(tmp_path):
     changed.write_text(bot.read_text() + "# changed\n")
     code, _, err = run(["play", "--resume", save, "--trace", tmp_path / "t.jsonl", "--bot-file", changed], QUIT)
     refused(code, err, "the --bot-file given (changed.py) holds other content")
+
+
+def test_the_resume_line_gives_the_bot_files_again(tmp_path, monkeypatch):
+    """A game against bot files, left: the line that says how to resume it names each file again (--bot-file:
+    the save holds its content's SHA-256, not its path), as typed from here (inside the working folder, relative;
+    outside it, absolute; quoted for the shell); the command it gives resumes the game."""
+    here, other = tmp_path / "here", tmp_path / "other bots"
+    here.mkdir()
+    other.mkdir()
+    monkeypatch.chdir(here)
+    (here / "my_bot.py").write_text("def score(view, move):\n    return int(move[0])\n")
+    (other / "helper.py").write_text("def score(view, move):\n    return int(move[1])\n")
+    code, out, err = run(["play", "--human", "0", "--bot-file", "my_bot.py", "--bots", "my_bot", "--bot-file",
+                          other / "helper.py", "--hint-bot", "helper", "--save", "g.json", "--trace", "t.jsonl"],
+                         ["1"])
+    assert code == 0, err
+    said = [line for line in out.splitlines() if "the game is saved in" in line]
+    command = f"khasino play --resume g.json --bot-file my_bot.py --bot-file '{other / 'helper.py'}'"
+    assert len(said) == 1 and said[0].endswith(f"input ended: the game is saved in {here / 'g.json'} ({command})"), out
+    bots.ALIASES.clear()
+    code, out, err = run([*shlex.split(command)[1:], "--trace", "t2.jsonl"], QUIT)
+    assert code == 0 and "resuming" in out, err
 
 
 def test_a_bot_file_swapped_in_the_save_is_refused(tmp_path):

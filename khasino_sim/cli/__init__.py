@@ -22,7 +22,7 @@ interrupts.early()      # before the imports below (Numba's): Ctrl-C while they 
 
 from ..formats import FORMATS, get_format  # noqa: F401,E402  (re-exported: importable from here before the split)
 from ..render import _cards, _changed_options, render  # noqa: F401,E402  (re-exported, likewise)
-from .common import (RESUME_HINT, InputError, _bot_list, _bots, _check_backend, _format, _label,  # noqa: F401,E402
+from .common import (InputError, _bot_list, _bots, _check_backend, _format, _label,  # noqa: F401,E402
                      _load_state, _read_only, _settings, os_problem, reading, writable_folder)
 from .shared_options import bot_file_option as _bot_file_option  # noqa: F401,E402
 from .benchmark import _gpu_bench, bench  # noqa: E402

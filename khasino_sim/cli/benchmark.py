@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from .common import InputError, writable_folder
+from .common import InputError, output_file
 from .shared_options import backend_option
 
 
@@ -107,9 +107,7 @@ def bench(games, ref_games, repeats, fmt_names, pairings, quick, json_path, base
                    "REPORT.json", err=True)
         show_path = report_path
     if json_path:
-        if os.path.isdir(json_path):
-            raise InputError(f"--json {json_path} is a folder; give the report's file name")
-        writable_folder(os.path.dirname(os.path.abspath(json_path)), "--json")
+        output_file(json_path, "--json")
     if compile_only:
         _compile_bench(fmt_names, json_path)
         return

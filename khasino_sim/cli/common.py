@@ -51,11 +51,8 @@ def os_problem(e, folder=None):
     return f"cannot write {path}: {reason}" if path else reason
 
 
-RESUME_HINT = "; run the same command with --resume to play its games again"
-
-
 @contextlib.contextmanager
-def reading(folder, hint=RESUME_HINT):
+def reading(folder):
     """Around reading a run's results: a missing, damaged or edited file (the manifest's checks,
     khasino_sim/run_folder.py), or a Parquet file that does not read as a run's table, is one line naming it,
     exit 2; a stray file in the run's folders is one warning line on stderr."""
@@ -96,6 +93,24 @@ def writable_folder(path, option):
         raise InputError(f"{option} {path}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK) or _read_only(parent):
         raise InputError(f"{option} {path}: {parent} is not writable")
+
+
+def output_file(path, option):
+    """One line, before any work, if a file a command writes (--json, --save, --trace, --record, --record-out)
+    is a symbolic link (files.replacing never writes through one) or a folder, exists unwritable, or its folder
+    cannot be made or written. The folders above the file are the user's choice, and followed."""
+    from ..files import LinkError, check_not_link
+    if not str(path).strip():
+        raise InputError(f"{option} needs a file name, not an empty one")
+    try:
+        check_not_link(path)
+    except LinkError as e:
+        raise InputError(f"{option} {e.filename} {e.strerror}") from None
+    if os.path.isdir(path):
+        raise InputError(f"{option} {path} is a folder, not a file")
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        raise InputError(f"{option} {path} is not writable")
+    writable_folder(os.path.dirname(os.path.abspath(path)), option)
 
 
 def output_folders(out, report_dir=None):
@@ -139,8 +154,10 @@ def _format(name):
 def _settings(pairs):
     """The --set NAME=VALUE pairs as a dict of rule options (values still text). An option set twice is
     refused (the last would silently win), and so is a name without a value."""
+    from ..text import printable
+
     def clip(text, width=40):       # a message stays one short line whatever was typed
-        return text if len(text) <= width else text[:width - 3] + "..."
+        return printable(text, width)
     out = {}
     for p in pairs:
         k, eq, v = (x.strip() for x in p.partition("="))

@@ -12,7 +12,7 @@ ctypes call, or at interpreter exit joining worker threads stuck in a user bot. 
   at once, whatever the main thread is doing; a daemon thread reading it waits GRACE_S, and if the process is
   still alive then, prints the same line (once: whichever path comes first prints it) and ends the process
   with os._exit. A second signal ends it at once. The watchdog also stops the user bots' calls at once
-  (userbots.stop_calls), which wakes a main thread asleep waiting for its workers (below).
+  (bot_calls.stop_calls), which wakes a main thread asleep waiting for its workers (below).
 
 Once the graceful path has reached `Main`, the process ends there too (os._exit after flushing stdout): what
 is left, the interpreter joining threads stuck in a bot and its own teardown, is skipped. Before `Main` runs,
@@ -85,7 +85,7 @@ def stop():
 
 def fatal(message, code=2):
     """End the process now with `message` as its one line on stderr and exit `code`, from any thread (a user bot
-    stuck in compiled code that no exception can stop, khasino_sim/userbots.py)."""
+    stuck in compiled code that no exception can stop, khasino_sim/bot_calls.py)."""
     _end(message, code)
 
 
@@ -179,14 +179,14 @@ def _watch(reader):
 
 
 def _stop_user_bots():
-    """Make the user bots' score calls in progress return (khasino_sim/userbots.py, stop_calls), from the
+    """Make the user bots' score calls in progress return (khasino_sim/bot_calls.py, stop_calls), from the
     watchdog. A signal the kernel hands to a worker thread does not wake the main thread asleep waiting for the
     workers (runs._run_local: up to half a second between its checks), so its handler runs late; a worker whose
     call returns ends its shard with KeyboardInterrupt, and that wakes it."""
-    userbots = sys.modules.get("khasino_sim.userbots")
-    if userbots is not None:
+    bot_calls = sys.modules.get("khasino_sim.bot_calls")
+    if bot_calls is not None:
         with contextlib.suppress(Exception):
-            userbots.stop_calls()
+            bot_calls.stop_calls()
 
 
 def _unraisable(previous, unraisable):
@@ -238,8 +238,7 @@ def installed():
             sys.unraisablehook = old_hook
             for s, old in previous.items():
                 signal.signal(s, old)
-            if _state.signum is None:
-                with contextlib.suppress(OSError):
-                    writer.send(_DISARM)
-                writer.close()
-                watchdog.join(1.0)
+            with contextlib.suppress(OSError):
+                writer.send(_DISARM)
+            writer.close()
+            watchdog.join(1.0)

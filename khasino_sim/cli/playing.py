@@ -7,7 +7,7 @@ import os
 import click
 
 from ..render import render
-from .common import InputError, _bots, _format, _settings
+from .common import InputError, _bots, _format, _settings, output_file
 from .shared_options import (absolute_path, bot_file_option, bot_timeout_option, format_option, seed_option,
                              set_option)
 
@@ -18,14 +18,15 @@ def _bot_only(fmt_name, seed, bots, as_json, record_file):
     from .recording import pipe_closed_ok
     fmt = _format(fmt_name)
     names = _bots(bots or "greedy,random", fmt)
-    if record_file is not None and os.path.isdir(record_file):
-        raise InputError(f"--record {record_file} is a folder, not a file")
+    if record_file is not None:
+        output_file(record_file, "--record")
     try:
         rec = play_record(fmt.name, None, names, seed, kind="round" if fmt.matches else "game")
         positions = steps(rec)
     except RecordError as e:
         raise InputError(str(e)) from None
     if record_file is not None:
+        os.makedirs(os.path.dirname(record_file), exist_ok=True)      # checked can be made (common.output_file)
         write_lines(record_file, [dumps({**rec, "game": None})])
     with pipe_closed_ok():
         for p in positions:
@@ -103,19 +104,6 @@ def _load_saved(path):
         raise InputError(f"--resume {path} is not a saved game (not JSON: {printable(first, 100)})") from None
 
 
-def _output_file(path, option):
-    """One line, before the game starts, if a file the game writes (--save, --trace) is a folder, or it or its
-    folder a symbolic link (files.replacing never writes through one)."""
-    from ..files import LinkError, check_not_link
-    if os.path.isdir(path) and not os.path.islink(path):
-        raise InputError(f"{option} {path} is a folder, not a file")
-    try:
-        check_not_link(path)
-        check_not_link(os.path.dirname(os.path.abspath(path)), "a folder")
-    except LinkError as e:
-        raise InputError(f"{option} {e.filename} {e.strerror}") from None
-
-
 def _default_trace(fmt_name, seed):
     return os.path.join("results", "play", f"{fmt_name}-s{seed}.jsonl")
 
@@ -178,10 +166,8 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
             raise InputError(f"--hint-bot: {e.args[0]}") from None
     if save_file is not None:
         from ..files import LinkError, make_folder
-        from .common import writable_folder
-        _output_file(save_file, "--save")
+        output_file(save_file, "--save")
         folder = os.path.dirname(os.path.abspath(save_file))
-        writable_folder(folder, "--save")
         try:
             make_folder(folder)
         except LinkError as e:
@@ -200,7 +186,7 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
         from ..terminal.saves import Finished, SaveError
         save_to = save_file or os.path.abspath(resume_file)
         if save_file is None:
-            _output_file(save_to, "--resume")
+            output_file(save_to, "--resume")
         data = _load_saved(resume_file)
         try:
             game = Game.resume(data, plain=plain, save=save_to, mode=mode, hint_bot=hint_bot, trace=trace_file)
@@ -210,7 +196,7 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
         except SaveError as e:
             raise InputError(f"--resume {resume_file}: {e}") from None
         game.trace_path = trace_file or _default_trace(game.fmt.name, game.seed)     # never the save's
-        _output_file(game.trace_path, "--trace")
+        output_file(game.trace_path, "--trace")
         game.say(f"resuming {game.fmt.name}, seed {game.seed}: humans at seat(s) "
                  f"{', '.join(map(str, game.humans))}")
         game.play()
@@ -233,7 +219,7 @@ def play(fmt_name, seed, bots, humans, mode, settings, rounds, save_file, resume
         raise InputError(f"--rounds: {fmt.name} plays single games, not matches")
     names = _seat_bots(bots, fmt, humans) if len(humans) < fmt.seats else ["human"] * fmt.seats
     trace = trace_file or _default_trace(fmt.name, seed)
-    _output_file(trace, "--trace")
+    output_file(trace, "--trace")
     from ..terminal.hints import HINT_BOT
     game = Game(fmt.name, seed, names, humans, mode or "practice", options, single=bool(rounds),
                 hint_bot=hint_bot or HINT_BOT, plain=plain, save=save_file, trace=trace)

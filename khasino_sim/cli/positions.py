@@ -41,11 +41,12 @@ def moves(state_file, count, limit):
               help="A records file (docs/RECORDS.md): the record of game K [default: its first].")
 @click.option("--line", type=click.IntRange(1), default=None, metavar="L", help="A records file: the record on line L.")
 @click.option("--move", type=click.IntRange(1), default=None, metavar="M",
-              help="A records file: the position before move M [default: 1, the first].")
+              help="A records file: the position before move M; M = last + 1 is the end [default: 1, the "
+                   "first].")
 def show(state_file, game, line, move):
     """Draw the position in STATE.json legibly in the terminal, or one position of a recorded game
-    (`khasino show records.jsonl --game K --move M`: the position before move M; the record is checked
-    through the engine first, as `khasino replay` checks it)."""
+    (`khasino show records.jsonl --game K --move M`: the position before move M, or with M the last move + 1
+    the game's end; the record is checked through the engine first, as `khasino replay` checks it)."""
     from ..records import RecordError, describe_step, is_record_file, position_of_move
     from .recording import record_steps
     if state_file != "-" and is_record_file(state_file):

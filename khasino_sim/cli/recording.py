@@ -93,10 +93,11 @@ def replay(records_file, game, line, show_all, step):
     """Step through a recorded game of RECORDS.jsonl (written by `simulate --record`, `tournament --record`,
     `match --record` or `play --record`): each position, then the move played from it.
 
-    Interactive on a terminal: Enter or n next, p or b back, a number jumps to the position before that move,
-    q quits; commands are read line by line, so a pipe can drive it (with --step). With --all, or when stdout
-    is not a terminal, every position is printed. The record is checked first: every position is rebuilt
-    through the engine, and a record whose moves, seats, bots, scores or winner are not the game's is refused."""
+    Interactive on a terminal: Enter or n next, p or b back, a number jumps to the position before that move
+    (the last move + 1: the end), q quits; commands are read line by line, so a pipe can drive it (with
+    --step). With --all, or when stdout is not a terminal, every position is printed. The record is checked
+    first: every position is rebuilt through the engine, and a record whose moves, seats, bots, scores or
+    winner are not the game's is refused."""
     from ..records import describe_step, moves_in, position_before, title
     if show_all and step:
         raise InputError("--all prints every position, --step stops at each: give one")
@@ -126,9 +127,11 @@ def replay(records_file, game, line, show_all, step):
             i = max(i - 1, 0)
         elif answer == "q":
             return
-        elif answer.isdigit():
-            if not 1 <= int(answer) <= moves_in(positions):
-                click.echo(f"(the game has moves 1 .. {moves_in(positions)})")
+        elif answer.isdigit():      # the position before that move; the last move + 1 is the end
+            n = moves_in(positions)
+            if not 1 <= int(answer) <= n + 1:
+                click.echo(f"(the game has moves 1 .. {n}: a number from 1 to {n + 1}, the end; the nearest "
+                           "shown)")
             i = position_before(positions, int(answer))
         else:
             click.echo(f"(unknown command {answer!r}: Enter/n, p/b, a number, q)")
@@ -161,7 +164,7 @@ def match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, 
     """(selection, file) for `match --record`, checked before any game is played: pairs the match can reach
     (below --max-pairs), a file whose folder is writable; a file already there is said to be replaced.
     (None, None) without --record."""
-    from .common import _label, writable_folder
+    from .common import _label, output_file
     choice = record_choice(record_n, record_games)
     if choice is None:
         if record_out is not None:
@@ -172,13 +175,7 @@ def match_records_target(record_n, record_games, record_out, fmt, bot_a, bot_b, 
                          f"{max_pairs - 1:,}), not {choice['games'][-1]:,}")
     path = record_out or os.path.join("results", f"match-{fmt.name}-{_label(bot_a)}-{_label(bot_b)}-s{seed}",
                                       "records.jsonl")
-    if os.path.islink(path):
-        raise InputError(f"--record-out {path} is a symbolic link; khasino-sim never writes through one")
-    if os.path.isdir(path):
-        raise InputError(f"--record-out {path} is a folder, not a file")
-    if os.path.exists(path) and not os.access(path, os.W_OK):
-        raise InputError(f"--record-out {path} is not writable")
-    writable_folder(os.path.dirname(os.path.abspath(path)), "--record-out")
+    output_file(path, "--record-out")
     if os.path.exists(path):
         click.echo(f"records of this match will replace {path}", err=True)
     return choice, path

@@ -128,10 +128,10 @@ def bot_file_option(command):
 
 def bot_timeout_option(command):
     """--bot-timeout SECONDS on a command that plays user bots: the time limit of one call of a bot file's score
-    function (khasino_sim/userbots.py, set_time_limit), set before any bot is loaded; one past it ends the run
+    function (khasino_sim/bot_calls.py, set_time_limit), set before any bot is loaded; one past it ends the run
     in one line, exit 2 (a compiled one, which nothing can stop, by ending the process)."""
     def limit(ctx, param, value):
-        from ..userbots import set_time_limit
+        from ..bot_calls import set_time_limit
         from .interrupts import fatal
         set_time_limit(value, stuck=lambda message: fatal(f"Error: {message}", 2))
         return value

@@ -85,7 +85,7 @@ def report(run_dir, report_dir):
     report_dir = report_dir or os.path.join(run_dir, "report")
     writable_folder(report_dir, "--out")
     try:
-        with reading(run_dir, "; finish or repair the run with the command that made it and --resume"):
+        with reading(run_dir):
             path = write(run_dir, report_dir)
     except BalanceError as e:
         raise InputError(str(e))

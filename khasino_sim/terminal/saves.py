@@ -17,6 +17,7 @@ import os
 import re
 
 from .. import engine
+from ..files import sha256_file
 from ..records import key_text
 from ..text import printable
 from . import screen
@@ -45,15 +46,6 @@ class Finished(SaveError):
 
 
 # ---------------------------------------------------------------------------------------------- writing a save
-def file_sha256(path):
-    """The SHA-256 (hex) of a file's content."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 16), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def save_digest(data):
     """The digest of a save: the SHA-256 (hex) of its content but the digest, as canonical JSON (keys sorted,
     no spaces, ASCII). It shows that a save is as `khasino play` wrote it, against damage and edits by hand;
@@ -78,7 +70,7 @@ def bot_entry(spec, contents):
     if not canon.startswith("file:"):
         return canon
     if canon not in contents:
-        contents[canon] = file_sha256(canon[5:])
+        contents[canon] = sha256_file(canon[5:])
     return {"bot_file": os.path.basename(canon[5:]), "sha256": contents[canon]}
 
 
@@ -320,7 +312,7 @@ def _bot_file(entry, what):
     given = sorted({spec[5:] for spec in bots.ALIASES.values()})
     for path in given:
         try:
-            if file_sha256(path) == entry["sha256"]:
+            if sha256_file(path) == entry["sha256"]:
                 return "file:" + path
         except OSError:
             continue

@@ -9,6 +9,7 @@ results). Input is read line by line, so a script can play through a pipe. With 
 after every move and `--resume` continues it (the save's format, its checks and the replay that rebuilds the
 game: saves.py); a finished game is written as a record (docs/RECORDS.md) that `khasino replay` steps through."""
 import os
+import shlex
 import sys
 
 import numpy as np
@@ -25,6 +26,17 @@ HELP = """Enter a move: its number, or the notation (README, "Playing in the ter
   lead 0|1, stay, decline    the four-player decisions
 Other commands: ? or hint (Practice: what the strongest bot would play), m (the moves again), s (the table
 again), help, q (quit; with --save the game can be resumed)."""
+
+
+def _typed(path):
+    """A file's path for a command line: relative to the working folder when the file is inside it, quoted for
+    the shell."""
+    try:
+        relative = os.path.relpath(path)
+    except (OSError, ValueError):   # no working folder, or (Windows) another drive
+        relative = os.pardir
+    outside = relative == os.pardir or relative.startswith(os.pardir + os.sep)
+    return shlex.quote(path if outside else relative)
 
 
 def category_text(fmt, seat_scores):
@@ -150,13 +162,19 @@ class Game:
                 self._save()
         except Quit as q:
             self._save()
-            self.say(str(q) + (f": the game is saved in {self.save_path} (khasino play --resume "
-                               f"{self.save_path})" if self.save_path else " (not saved: --save GAME.json keeps it)"))
+            self.say(str(q) + (f": the game is saved in {self.save_path} ({self._resume_command()})"
+                               if self.save_path else " (not saved: --save GAME.json keeps it)"))
             return False
         self._finish()
         if self.save_path and os.path.exists(self.save_path):
             self._save()
         return True
+
+    def _resume_command(self):
+        """The command that continues the save: --resume, and --bot-file again for each bot file the game plays
+        (a save names a bot file by its content, never by a path: saves.py), every path as it can be typed."""
+        files = "".join(f" --bot-file {_typed(spec[5:])}" for spec in self.bot_files)
+        return f"khasino play --resume {_typed(str(self.save_path))}{files}"
 
     def _decider(self):
         """The seat that decides now: the seat to move; team AB's lead (P11) is asked of a human of the team
