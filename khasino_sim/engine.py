@@ -344,11 +344,7 @@ def iter_moves(state):
         if key in seen:
             continue
         seen.add(key)
-        result, after = _play_card(fmt, st, rules, p, rec)
-        features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
-        yield Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
-                   describe(rec, st, p, fmt.seats, family.raise_words), key, result, features=features,
-                   _after=after)
+        yield _card_move(fmt, st, rules, p, rec, family)
     if not seen:  # K11 fallback: no legal move at all (never in reachable play)
         nxt = st.copy()
         trail_fallback(nxt, p)
@@ -356,6 +352,41 @@ def iter_moves(state):
         c = int(st[L.S_HANDS + 2 * p] & -st[L.S_HANDS + 2 * p]).bit_length() - 1
         yield Move(card_name(c), "trail", f"Trail {card_name(c)} (no legal move: K11 fallback)", 0,
                    to_json(nxt, fmt))
+
+
+def _card_move(fmt, st, rules, p, rec, family):
+    """The Move of seat p's card play `rec` (a one-deck family's move record)."""
+    result, after = _play_card(fmt, st, rules, p, rec)
+    features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
+    return Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
+                describe(rec, st, p, fmt.seats, family.raise_words), int(np.uint64(rec[L.M_KEY])), result,
+                features=features, _after=after)
+
+
+def move_of_key(state, key):
+    """The legal move of `state` (a JSON state) whose key is `key`, as iter_moves gives it; None where no legal
+    move has that key. One generation pass finds it: the SINK_SELECT sink keeps the first candidate with the key,
+    comparing keys only (every way of a move is the same move, P7), and that move alone is built. Scanning
+    iter_moves instead builds every candidate's result first (about 130 us each) and lists window by window:
+    hours for an absent key on a 20-loose-card Durban position, about 40 s in one pass. A pending decision
+    (4p) and the K11 fallback (no legal move) come from iter_moves, as they are few."""
+    fmt, st, decision = parse(state)
+    if st[L.S_OVER]:
+        return None
+    family = family_of(fmt)
+    rules = fmt.rules_array()
+    p = int(st[L.S_TO_MOVE])
+    ws = _workspace("list")
+    ws[L.C_TKEY] = np.array([key], dtype=np.uint64).view(np.int64)[0]
+    if decision is not None or _lister(fmt)(st, rules, p, ws, L.SINK_SELECT, 0, 0) == 0:
+        return next((m for m in iter_moves(state) if m.key == key), None)
+    _check(ws)
+    if not ws[L.C_FOUND]:
+        return None
+    rec = ws[L.WS_BEST: L.WS_BEST + L.REC_SIZE].copy()
+    if family.iter_moves is not None:       # a family listed apart (Kasino) builds its moves from records
+        return next(iter(family.iter_moves(fmt, st, [rec], Move)))
+    return _card_move(fmt, st, rules, p, rec, family)
 
 
 def legal_moves(state, limit=None):

@@ -4,21 +4,15 @@
 Each round's first position must be a valid state of the record's format and options and, where the record
 has a seed, the deal of that seed (engine.new_game, as records.play_record and `khasino play --human` deal it;
 a Cassino or Kasino round after the first from the match totals before it). Every later position is the
-`result` of the legal move with the recorded key (`move_of_key`: one generation pass, then that move's result
-alone); each move's seat must be the seat to move, its bot that seat's (a four-player lead is chosen by a seat
-of the team that leads, P11) and its `move` the engine's. Each round must end its game, and its scores, the
+`result` of the legal move with the recorded key (engine.move_of_key: one generation pass, then that move's
+result alone); each move's seat must be the seat to move, its bot that seat's (a four-player lead is chosen by
+a seat of the team that leads, P11) and its `move` the engine's. Each round must end its game, and its scores, the
 match totals, the final score and the winner must be what the engine counts. Anything else is a RecordError
 with one line.
 """
-import numpy as np
-
-from khasino_sim.kernels.core import layout as L
-from khasino_sim.kernels.core.bits import card_name
-
 from . import engine
 from .codec.common import StateError
 from .engine import EngineError
-from .families import family_of
 from .records import MAX_ROUNDS, RecordError, key_text, round_seed
 from .text import printable
 
@@ -123,7 +117,7 @@ def checked_steps(rec):
                     "played": None, "scores": scores, "end": True})
         final = state
     if kind == "match":
-        score, winner = match.result(rec["score"])
+        score, winner = match.result()
     else:
         score = [s["score"] for s in engine.scores(final)]
         w = engine.winner(final)
@@ -190,44 +184,6 @@ def _shown(move):
     return shown
 
 
-def move_of_key(state, key):
-    """The engine's legal move of `state` (a JSON state) whose key is `key`, as engine.iter_moves gives it;
-    None where no legal move has that key.
-
-    One generation pass finds it: the SINK_SELECT sink keeps the first candidate with the key (as
-    batch_env.select_record finds a move; every way of a move is the same move, P7), comparing keys only, and
-    the result is then built for that move alone. Scanning engine.iter_moves instead built the result of every
-    candidate before comparing its key (about 130 us each) and generated the listing again window by window:
-    a key that is no legal move of a 20-loose-card Durban position (177 million candidates) took hours; one
-    pass takes about 40 s there, a fraction of a second up to a few million candidates, and a game's
-    positions are far smaller. A pending decision (4p) has two options, listed as iter_moves lists them; so is
-    the K11 fallback of a position with no legal move (key 0, never in reachable play)."""
-    fmt, st, decision = engine.parse(state)
-    if st[L.S_OVER]:
-        return None
-    if decision is not None:
-        return next((m for m in engine.iter_moves(state) if m.key == key), None)
-    rules = fmt.rules_array()
-    p = int(st[L.S_TO_MOVE])
-    ws = engine._workspace("list")
-    ws[L.C_TKEY] = np.array([key], dtype=np.uint64).view(np.int64)[0]
-    offered = engine._lister(fmt)(st, rules, p, ws, L.SINK_SELECT, 0, 0)
-    engine._check(ws)
-    if offered == 0:
-        return next((m for m in engine.iter_moves(state) if m.key == key), None)
-    if not ws[L.C_FOUND]:
-        return None
-    rec = ws[L.WS_BEST: L.WS_BEST + L.REC_SIZE].copy()
-    family = family_of(fmt)
-    if family.iter_moves is not None:       # a family listed apart (Kasino) builds its moves from records
-        return next(iter(family.iter_moves(fmt, st, [rec], engine.Move)))
-    result, after = engine._play_card(fmt, st, rules, p, rec)     # the Move engine.iter_moves makes of `rec`
-    features = tuple(int(rec[f]) for f in (L.M_POINTS, L.M_CARDS, L.M_SPADES, L.M_TABLE_POINTS))
-    return engine.Move(card_name(int(rec[L.M_CARD])), L.KIND_NAMES[int(rec[L.M_KIND])],
-                       engine.describe(rec, st, p, fmt.seats, family.raise_words), key, result, features=features,
-                       _after=after)
-
-
 def _replayed(state, played, bots, number):
     """The engine's move that `played` (a record's move entry) says is played from `state`, checked."""
     if not isinstance(played.get("bot"), str) or "move" not in played or not _is_int(played.get("seat")):
@@ -239,7 +195,7 @@ def _replayed(state, played, bots, number):
         raise RecordError(f"move {number}: seat {_quote(played['seat'])} is not the seat to move (seat {to_move})")
     key = int(played["key"], 16)
     try:
-        move = move_of_key(state, key)
+        move = engine.move_of_key(state, key)
     except (StateError, EngineError) as e:
         raise RecordError(f"move {number}: its position is not a valid state ({printable(e, 300)})") from None
     if move is None:
@@ -262,26 +218,22 @@ def _replayed(state, played, bots, number):
 
 
 class _Match:
-    """The match totals of a Cassino or Kasino record, round by round, as the engine counts them (C7, N7).
-    Kasino teams' totals are counted two ways, both written today: per seat its pair's total (the core's, as
-    `simulate` and `match` record), or its own (`khasino play --human`); a record must keep to one."""
+    """The match totals of a Cassino or Kasino record, round by round, as the engine counts them (C7, N7: in
+    Kasino each seat carries its side's total, its pair's in the pair formats)."""
 
     def __init__(self, fmt):
         self.fmt = fmt
-        self.ways = {"pair": [0] * fmt.seats, "seat": [0] * fmt.seats}
+        self.totals = [0] * fmt.seats
         self.over = False
         self.winner = None
 
     def before(self, rnd, r):
         """The totals before round r; the round's own `scores_before`, where it has one, must be them."""
         said = rnd.get("scores_before")
-        if said is not None:
-            kept = {k: v for k, v in self.ways.items() if v == said}
-            if not kept:
-                raise RecordError(f"round {r}: its scores_before {printable(said, SHOWN)} are not the match "
-                                  f"totals before it ({next(iter(self.ways.values()))})")
-            self.ways = kept
-        return next(iter(self.ways.values()))
+        if said is not None and said != self.totals:
+            raise RecordError(f"round {r}: its scores_before {printable(said, SHOWN)} are not the match totals "
+                              f"before it ({self.totals})")
+        return self.totals
 
     def count(self, final, scores, r, kind):
         if kind != "match":
@@ -289,29 +241,27 @@ class _Match:
             return
         if self.fmt.family == "cassino":
             counted = engine.count_round(final)
-            self.ways = {"pair": counted["totals"]}
-            self.winner = counted["winner"]
+            self.totals, self.winner = counted["totals"], counted["winner"]
             self.over = self.winner is not None or r >= MAX_ROUNDS
         else:
-            self.ways = {k: [t + s[("team_score" if k == "pair" else "score")] for t, s in zip(v, scores)]
-                         for k, v in self.ways.items()}
+            self.totals = [t + s["team_score"] for t, s in zip(self.totals, scores)]
             self.over = r >= self.fmt.match_rounds
 
-    def result(self, said):
-        """(the final score, the winner) of the match: the totals (the way the record keeps them) and, in
-        Kasino, the side with the lowest total (N7; its pair's seats together), None on a tie."""
+    def result(self):
+        """(the final score, the winner) of the match: the totals and, in Kasino, the side with the lowest
+        total (N7), None on a tie."""
         if not self.over:
             raise RecordError("the match is not over after its last round"
                               + (" (no side has reached 21, C7)" if self.fmt.family == "cassino" else
                                  f" ({self.fmt.name} plays {self.fmt.match_rounds} rounds, N7)"))
-        totals = next((v for v in self.ways.values() if v == said), next(iter(self.ways.values())))
         if self.fmt.family == "cassino":
-            return totals, self.winner
+            return self.totals, self.winner
         from .duplicate import units
-        n, unit_of = units(self.fmt)
-        sides = [sum(t for s, t in enumerate(totals) if unit_of[s] == u) for u in range(n)]
-        best = min(sides)
-        return totals, (sides.index(best) if sides.count(best) == 1 else None)
+        _, unit_of = units(self.fmt)
+        sides = {unit_of[s]: t for s, t in enumerate(self.totals)}
+        best = min(sides.values())
+        winners = [u for u, t in sides.items() if t == best]
+        return self.totals, (winners[0] if len(winners) == 1 else None)
 
 
 def _check_leader(rec, first):

@@ -4,7 +4,7 @@
 A run stores statistics, not moves. A game is a function of its seed, its bots per seat, its leader and the rule
 options (khasino_sim/runs.py), all of which the run's games table holds, so a game is recorded after the run by
 playing it again in the compiled core through the Python API (engine.play_game, play_round: the core's move
-keys) and replaying those keys on the JSON state (engine.legal_moves, Move.key). The kernels are untouched,
+keys) and replaying those keys on the JSON state (engine.move_of_key). The kernels are untouched,
 and each record checks itself: its final scores must equal the game's row in the run (RecordError otherwise).
 
 Cassino and Kasino games are matches of rounds: round r is dealt from round_seed(match seed, r) and starts
@@ -39,10 +39,10 @@ def key_text(key):
 
 def _replay(state, keys, bots):
     """Apply the core's move keys to the JSON `state`: ([{seat, bot, move, key}], the final state)."""
-    from .engine import legal_moves
+    from .engine import move_of_key
     moves = []
     for i, key in enumerate(keys):
-        move = next((m for m in legal_moves(state) if m.key == key), None)
+        move = move_of_key(state, key)
         if move is None:
             raise RecordError(f"move {i + 1}: key {key_text(key)} is no legal move of its position (a bug in "
                               "khasino-sim; please report it)")

@@ -322,7 +322,7 @@ def test_a_recorded_key_is_found_by_one_pass_and_is_the_engines_move(monkeypatch
     import random
     from khasino_sim import engine
     from khasino_sim.formats import FORMATS
-    from khasino_sim.record_check import move_of_key
+    from khasino_sim.engine import move_of_key
     for name in FORMATS:
         state, rnd = engine.new_game(name, 7), random.Random(name)
         while not state.get("over"):

@@ -139,7 +139,7 @@ def replay(game, rounds):
             for i, key in enumerate(keys, 1):
                 if game._ended():
                     raise SaveError(f"round {r} ends after {i - 1} move(s), yet the save has {len(keys)}")
-                move = next((m for m in engine.legal_moves(game.state) if m.key == key), None)
+                move = engine.move_of_key(game.state, key)
                 if move is None:
                     raise SaveError(f"round {r}, move {i}: {key_text(key)} is no legal move of its position")
                 seat = game._decider()

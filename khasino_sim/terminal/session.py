@@ -137,7 +137,8 @@ class Game:
             totals = counted["totals"]
             done = counted["winner"] is not None or r >= MAX_ROUNDS     # C7: to 21 (the cap never reached)
         else:
-            totals = [b + s["score"] for b, s in zip(self.current["scores_before"], scores)]
+            # N7 as the core counts it: each seat carries its side's total (its pair's in kasino-4p, -6p)
+            totals = [b + s["team_score"] for b, s in zip(self.current["scores_before"], scores)]
             done = r >= self.fmt.match_rounds
         self.say("match totals after round %d: %s" % (r, ", ".join(
             f"{self._who(s, None)} {t}" for s, t in enumerate(totals))))
